@@ -1,0 +1,129 @@
+// trainsim command-line interface. Every command prints one JSON envelope on
+// stdout: exit 0 when ok, 2 for bad input (including unreadable files),
+// 3 for an internal error, 1 for bad usage (usage text on stderr).
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "trainsim/trainsim.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  trainsim estimate CONFIG.json        estimate memory (and time) of one config; '-' reads stdin
+  trainsim presets [ID]                list the embedded presets, or print one
+  trainsim import simumax --model M.json --strategy S.json [--system SYS.json]
+                                       convert SimuMax config files into a trainsim config
+  trainsim version
+Output is one JSON envelope: {"schema_version":1,"ok":true,"result":{...}} or
+{"schema_version":1,"ok":false,"errors":[{"path":"/training/tp","message":"..."}]}.
+)";
+
+bool read_input(const std::string& path, std::string& text, std::string& error) {
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot read file \"" + path + "\"";
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      static const char* kHex = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+int emit(const std::string& envelope) {
+  std::cout << envelope << "\n";
+  if (envelope.find("\"ok\":true") != std::string::npos) return 0;
+  if (envelope.find("\"internal\":true") != std::string::npos) return 3;
+  return 2;
+}
+
+int file_error(const std::string& path_in_args, const std::string& message) {
+  return emit("{\"schema_version\":1,\"ok\":false,\"errors\":[{\"path\":" +
+              json_string(path_in_args) + ",\"message\":" + json_string(message) + "}]}");
+}
+
+int usage_error(const std::string& message) {
+  std::cerr << "trainsim: " << message << "\n" << kUsage;
+  return 1;
+}
+
+int run_import_simumax(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> files;
+  for (size_t i = 0; i < args.size(); i += 2) {
+    const std::string& flag = args[i];
+    if ((flag != "--model" && flag != "--strategy" && flag != "--system") ||
+        i + 1 >= args.size()) {
+      return usage_error("import simumax takes --model M.json --strategy S.json [--system SYS.json]");
+    }
+    files[flag.substr(2)] = args[i + 1];
+  }
+  if (files.count("model") == 0 || files.count("strategy") == 0) {
+    return usage_error("import simumax needs --model and --strategy");
+  }
+  std::map<std::string, std::string> texts;
+  for (const auto& [kind, path] : files) {
+    std::string error;
+    if (!read_input(path, texts[kind], error)) return file_error("--" + kind, error);
+  }
+  return emit(trainsim::import_simumax_json(texts["model"], texts["strategy"], texts["system"]));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 1 : 0;
+  }
+  const std::string& command = args[0];
+  if (command == "version") {
+    std::cout << trainsim::version() << "\n";
+    return 0;
+  }
+  if (command == "estimate") {
+    if (args.size() != 2) return usage_error("estimate takes one CONFIG.json (or '-')");
+    std::string text;
+    std::string error;
+    if (!read_input(args[1], text, error)) return file_error("", error);
+    return emit(trainsim::estimate_json(text));
+  }
+  if (command == "presets") {
+    if (args.size() > 2) return usage_error("presets takes at most one ID");
+    return emit(args.size() == 2 ? trainsim::preset_json(args[1]) : trainsim::presets_json());
+  }
+  if (command == "import") {
+    if (args.size() < 2 || args[1] != "simumax") {
+      return usage_error("import supports: simumax");
+    }
+    return run_import_simumax(std::vector<std::string>(args.begin() + 2, args.end()));
+  }
+  return usage_error("unknown command \"" + command + "\"");
+}

@@ -1,0 +1,161 @@
+// Validated inputs of an estimate: model x training strategy x system.
+// Plain aggregates in SI units; default member initializers are the documented
+// defaults of the JSON schema (README "Config reference"). io/ converts JSON
+// (human units) into these; estimators read them and never mutate them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+enum class Activation { kSwiglu, kGelu };
+enum class Norm { kRmsNorm, kLayerNorm };
+enum class PositionEmbedding { kRope, kLearned };
+enum class Dtype { kBf16, kFp16, kFp8 };
+
+// DeepSeek-V2/V3 multi-latent attention (arXiv:2405.04434, Sec. 2.1).
+struct MlaSpec {
+  int64_t q_lora_rank = 0;  ///< 0 = queries are not compressed (DeepSeek-V2-Lite)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+};
+
+// Mixture-of-experts feed-forward (Megatron-Core MoELayer).
+struct MoeSpec {
+  int64_t num_experts = 0;
+  int64_t top_k = 0;
+  int64_t expert_ffn_hidden_size = 0;
+  int64_t shared_expert_ffn_hidden_size = 0;  ///< total width of the shared experts; 0 = none
+  int64_t num_dense_layers = 0;               ///< leading dense layers (first_k_dense_replace)
+};
+
+struct ModelSpec {
+  std::string name;
+  int64_t num_layers = 0;
+  int64_t hidden_size = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_kv_heads = 0;  ///< = num_attention_heads unless GQA/MQA
+  int64_t head_dim = 0;      ///< = hidden_size / num_attention_heads unless set
+  int64_t ffn_hidden_size = 0;
+  int64_t vocab_size = 0;
+  int64_t make_vocab_size_divisible_by = 128;  ///< Megatron pads to a multiple of this * tp
+  Activation activation = Activation::kSwiglu;
+  Norm norm = Norm::kRmsNorm;
+  PositionEmbedding position_embedding = PositionEmbedding::kRope;
+  int64_t max_position_embeddings = 0;  ///< learned position table rows (kLearned only)
+  bool tie_embeddings = false;
+  bool linear_bias = false;
+  bool qk_layernorm = false;
+  std::optional<MlaSpec> mla;
+  std::optional<MoeSpec> moe;
+};
+
+enum class RecomputeGranularity { kNone, kFull, kSelective };
+enum class RecomputeMethod { kUniform, kBlock };
+
+// Megatron-LM --recompute-modules (0.14) plus SimuMax's legacy selective sets.
+enum class RecomputeModule {
+  kCoreAttn,   ///< core attention (Korthikanti et al. 2022 selective recompute)
+  kLayernorm,  ///< input/pre-MLP norms, outputs discarded and recomputed
+  kMlaUpProj,  ///< MLA q/kv up projections, norms and RoPE
+  kMlp,        ///< whole dense MLP
+  kMoeAct,     ///< expert activation function
+  kMoe,        ///< whole MoE block including shared experts
+  kAttn,       ///< whole attention block except the output projection (SimuMax attn_only)
+};
+
+struct RecomputeSpec {
+  RecomputeGranularity granularity = RecomputeGranularity::kNone;
+  RecomputeMethod method = RecomputeMethod::kBlock;  ///< kFull only
+  int64_t num_layers = 0;  ///< kFull: layers recomputed per pipeline chunk (block) or per group (uniform)
+  std::vector<RecomputeModule> modules;  ///< kSelective only
+};
+
+enum class CpCommType { kAllToAll, kRing, kAllGather };
+
+struct ParallelSpec {
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t dp = 1;
+  int64_t cp = 1;
+  int64_t ep = 1;
+  int64_t etp = 1;
+  int64_t vpp = 1;  ///< virtual pipeline chunks per stage (interleaved 1F1B)
+  bool sequence_parallel = false;
+  std::optional<int64_t> num_layers_in_first_stage;
+  std::optional<int64_t> num_layers_in_last_stage;
+  CpCommType cp_comm_type = CpCommType::kAllToAll;
+};
+
+struct KernelSpec {
+  bool flash_attention = true;
+  bool fused_cross_entropy = false;
+  bool fused_norm = true;
+  bool fused_swiglu = true;
+};
+
+struct OverlapSpec {
+  bool grad_reduce = false;   ///< --overlap-grad-reduce
+  bool param_gather = false;  ///< --overlap-param-gather
+  bool tp_comm = false;       ///< --tp-comm-overlap
+};
+
+struct MoeTrainingSpec {
+  bool pad_to_capacity = false;  ///< --moe-pad-expert-input-to-capacity
+  double capacity_factor = 0.0;  ///< 0 = dropless
+  bool permute_probs_fused = false;  ///< router probs applied inside the expert activation (MCore >= 0.14)
+};
+
+struct TrainingSpec {
+  int64_t seq_len = 0;
+  int64_t micro_batch_size = 0;
+  int64_t num_micro_batches = 0;  ///< per pipeline per step (= global batch / (mbs * dp))
+  Dtype dtype = Dtype::kBf16;
+  ParallelSpec parallel;
+  int64_t zero_stage = 1;  ///< 1 = Megatron distributed optimizer (shards over dp * cp)
+  bool grad_reduce_in_bf16 = false;
+  bool gradient_accumulation_fusion = true;
+  int64_t te_version_major = 2;  ///< Transformer Engine version gates some buffers
+  int64_t te_version_minor = 11;
+  RecomputeSpec recompute;
+  KernelSpec kernels;
+  OverlapSpec overlap;
+  MoeTrainingSpec moe;
+};
+
+struct LinkSpec {
+  double bandwidth_bytes_per_s = 0.0;  ///< per GPU, unidirectional
+  double latency_s = 0.0;
+};
+
+struct GpuSpec {
+  std::string name;
+  double hbm_capacity_bytes = 0.0;
+  double hbm_bandwidth_bytes_per_s = 0.0;
+  double peak_bf16_flops_per_s = 0.0;
+  double peak_fp16_flops_per_s = 0.0;
+  double peak_fp8_flops_per_s = 0.0;
+};
+
+struct SystemSpec {
+  std::string name;
+  GpuSpec gpu;
+  int64_t num_gpus = 0;
+  int64_t gpus_per_node = 8;
+  LinkSpec intra_node;
+  LinkSpec inter_node;
+};
+
+struct Config {
+  ModelSpec model;
+  TrainingSpec training;
+  SystemSpec system;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,81 @@
+// "model" section of a config document.
+#include "io/config_json.h"
+#include "io/json_reader.h"
+#include "io/limits.h"
+
+namespace trainsim::io {
+namespace {
+
+void read_mla(const nlohmann::json& value, const std::string& path, MlaSpec& mla, Issues& issues) {
+  ObjectReader r(value, path, issues);
+  mla.q_lora_rank = r.int_or("q_lora_rank", 0, 0, kMaxWidth);
+  mla.kv_lora_rank = r.required_int("kv_lora_rank", 1, kMaxWidth);
+  mla.qk_nope_head_dim = r.required_int("qk_nope_head_dim", 1, kMaxWidth);
+  mla.qk_rope_head_dim = r.required_int("qk_rope_head_dim", 1, kMaxWidth);
+  mla.v_head_dim = r.required_int("v_head_dim", 1, kMaxWidth);
+  r.finish();
+}
+
+void read_moe(const nlohmann::json& value, const std::string& path, MoeSpec& moe, Issues& issues) {
+  ObjectReader r(value, path, issues);
+  moe.num_experts = r.required_int("num_experts", 1, kMaxExperts);
+  moe.top_k = r.required_int("top_k", 1, kMaxExperts);
+  moe.expert_ffn_hidden_size = r.required_int("expert_ffn_hidden_size", 1, kMaxWidth);
+  moe.shared_expert_ffn_hidden_size = r.int_or("shared_expert_ffn_hidden_size", 0, 0, kMaxWidth);
+  moe.num_dense_layers = r.int_or("num_dense_layers", 0, 0, kMaxLayers);
+  r.finish();
+}
+
+}  // namespace
+
+void read_model(const nlohmann::json& value, const std::string& path, ModelSpec& model,
+                Issues& issues) {
+  ObjectReader r(value, path, issues);
+  if (!r.ok()) return;
+  model.name = r.optional_string("name").value_or("");
+  model.num_layers = r.required_int("num_layers", 1, kMaxLayers);
+  model.hidden_size = r.required_int("hidden_size", 1, kMaxWidth);
+  model.num_attention_heads = r.required_int("num_attention_heads", 1, kMaxHeads);
+  model.num_kv_heads = r.int_or("num_kv_heads", model.num_attention_heads, 1, kMaxHeads);
+  const auto head_dim = r.optional_int("head_dim", 1, kMaxWidth);
+  if (head_dim) {
+    model.head_dim = *head_dim;
+  } else if (!r.has("head_dim") && model.hidden_size % model.num_attention_heads == 0) {
+    model.head_dim = model.hidden_size / model.num_attention_heads;
+  } else if (!r.has("head_dim")) {
+    issues.push_back({r.path_of("head_dim"),
+                      "missing required key (hidden_size " + std::to_string(model.hidden_size) +
+                          " is not a multiple of num_attention_heads " +
+                          std::to_string(model.num_attention_heads) + ")"});
+  }
+  model.ffn_hidden_size = r.required_int("ffn_hidden_size", 1, kMaxWidth);
+  model.vocab_size = r.required_int("vocab_size", 1, kMaxVocab);
+  model.make_vocab_size_divisible_by = r.int_or("make_vocab_size_divisible_by", 128, 1, 1 << 20);
+  model.activation = r.enum_or("activation", {"swiglu", "gelu"}, 0) == 0 ? Activation::kSwiglu
+                                                                         : Activation::kGelu;
+  model.norm = r.enum_or("norm", {"rmsnorm", "layernorm"}, 0) == 0 ? Norm::kRmsNorm
+                                                                   : Norm::kLayerNorm;
+  model.position_embedding = r.enum_or("position_embedding", {"rope", "learned"}, 0) == 0
+                                 ? PositionEmbedding::kRope
+                                 : PositionEmbedding::kLearned;
+  model.max_position_embeddings = r.int_or("max_position_embeddings", 0, 0, kMaxSeqLen);
+  if (model.position_embedding == PositionEmbedding::kLearned &&
+      model.max_position_embeddings == 0 && !r.has("max_position_embeddings")) {
+    issues.push_back({r.path_of("max_position_embeddings"),
+                      "missing required key (position_embedding is \"learned\")"});
+  }
+  model.tie_embeddings = r.bool_or("tie_embeddings", false);
+  model.linear_bias = r.bool_or("linear_bias", false);
+  model.qk_layernorm = r.bool_or("qk_layernorm", false);
+  if (const nlohmann::json* mla = r.raw("mla"); mla != nullptr && !mla->is_null()) {
+    model.mla.emplace();
+    read_mla(*mla, r.path_of("mla"), *model.mla, issues);
+  }
+  if (const nlohmann::json* moe = r.raw("moe"); moe != nullptr && !moe->is_null()) {
+    model.moe.emplace();
+    read_moe(*moe, r.path_of("moe"), *model.moe, issues);
+  }
+  r.finish();
+}
+
+}  // namespace trainsim::io

@@ -1,0 +1,26 @@
+// Weights, main gradients and optimizer states held by one GPU of a stage
+// (mixed-precision Adam as in Megatron-LM's DistributedOptimizer:
+// megatron/core/optimizer/distrib_optimizer.py; bytes per parameter as in
+// megatron/training/theoretical_memory_usage.py: 18, or 6 + 12/DP sharded).
+#pragma once
+
+#include "model/param_count.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+struct StaticMemory {
+  double parameters_bytes = 0.0;
+  double gradients_bytes = 0.0;
+  double optimizer_bytes = 0.0;
+};
+
+// Data-parallel group sizes that shard optimizer state: dense parameters over
+// dp * cp (Megatron's dp-cp group), routed experts over the expert-data-parallel
+// group world / (ep * etp * pp).
+double dense_shard_group(const ParallelSpec& parallel);
+double expert_shard_group(const ParallelSpec& parallel);
+
+StaticMemory static_memory(const TrainingSpec& training, const RankParams& params);
+
+}  // namespace trainsim

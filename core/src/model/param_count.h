@@ -1,0 +1,55 @@
+// Parameter counts per layer kind and per pipeline stage, following
+// Megatron-Core's module shapes (megatron/core/transformer/attention.py,
+// multi_latent_attention.py, mlp.py, moe/experts.py, moe/router.py,
+// models/common/embeddings/language_model_embedding.py) and the bucket split of
+// megatron/training/theoretical_memory_usage.py (TP-sharded, replicated,
+// expert-sharded).
+#pragma once
+
+#include <cstdint>
+
+#include "model/pipeline_layout.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+// Megatron's vocabulary padding: round up to make_vocab_size_divisible_by * tp
+// (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding).
+int64_t padded_vocab_size(const ModelSpec& model, int64_t tp);
+
+bool is_moe_layer(const ModelSpec& model, int64_t layer_index);
+
+// Parameter elements, split by how Megatron shards them.
+struct ParamCounts {
+  double tp_sharded = 0.0;  ///< split over tp (QKV, projections, dense MLP, shared experts, vocab)
+  double replicated = 0.0;  ///< same on every tp rank (norms, router, MLA down projections)
+  double expert = 0.0;      ///< routed experts, split over ep * etp
+  double total() const { return tp_sharded + replicated + expert; }
+  ParamCounts& operator+=(const ParamCounts& other) {
+    tp_sharded += other.tp_sharded;
+    replicated += other.replicated;
+    expert += other.expert;
+    return *this;
+  }
+};
+
+// Unsharded counts of one transformer layer (index decides dense vs MoE).
+ParamCounts layer_params(const ModelSpec& model, int64_t layer_index);
+// Word embeddings (plus learned positions) with the given vocabulary size.
+ParamCounts embedding_params(const ModelSpec& model, int64_t vocab);
+// Output projection (untied) or 0 (tied with pp == 1), plus the final norm.
+ParamCounts output_params(const ModelSpec& model, int64_t vocab, int64_t pp);
+
+// Parameters held by one GPU of a stage: (dense elements, expert elements).
+struct RankParams {
+  double dense = 0.0;
+  double expert = 0.0;
+};
+RankParams stage_rank_params(const ModelSpec& model, const ParallelSpec& parallel,
+                             const PipelineLayout& layout, int64_t stage);
+
+// Whole-model totals (unpadded vocabulary, as models are usually quoted).
+double total_params(const ModelSpec& model);
+double active_params(const ModelSpec& model);
+
+}  // namespace trainsim

@@ -1,0 +1,137 @@
+// Cross-field rules of a structurally valid Config: the divisibility and
+// range constraints Megatron-LM asserts at start-up (megatron/training/
+// arguments.py, megatron/core/parallel_state.py, tensor_parallel/layers.py).
+#include "validate.h"
+
+#include <algorithm>
+#include <string>
+
+#include "model/pipeline_layout.h"
+
+namespace trainsim {
+namespace {
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+class Checker {
+ public:
+  explicit Checker(Issues& issues) : issues_(issues) {}
+  void require(bool ok, const char* path, const std::string& message) {
+    if (!ok) issues_.push_back({path, message});
+  }
+  // "must divide <what> (<value>), got <divisor>"
+  void divides(int64_t divisor, int64_t value, const char* path, const char* what) {
+    require(value % divisor == 0, path,
+            "must divide " + std::string(what) + " (" + str(value) + "), got " + str(divisor));
+  }
+
+ private:
+  Issues& issues_;
+};
+
+void validate_model(const ModelSpec& m, Checker& c) {
+  c.require(m.num_kv_heads <= m.num_attention_heads &&
+                m.num_attention_heads % m.num_kv_heads == 0,
+            "/model/num_kv_heads",
+            "must divide num_attention_heads (" + str(m.num_attention_heads) + "), got " +
+                str(m.num_kv_heads));
+  if (m.moe) {
+    c.require(m.moe->top_k <= m.moe->num_experts, "/model/moe/top_k",
+              "must be at most num_experts (" + str(m.moe->num_experts) + "), got " +
+                  str(m.moe->top_k));
+    c.require(m.moe->num_dense_layers < m.num_layers, "/model/moe/num_dense_layers",
+              "must be less than num_layers (" + str(m.num_layers) + "), got " +
+                  str(m.moe->num_dense_layers));
+  }
+}
+
+void validate_parallel(const Config& config, Checker& c) {
+  const ModelSpec& m = config.model;
+  const TrainingSpec& t = config.training;
+  const ParallelSpec& p = t.parallel;
+  c.divides(p.tp, m.num_attention_heads, "/training/tp", "num_attention_heads");
+  if (!m.mla) c.divides(p.tp, m.num_kv_heads, "/training/tp", "num_kv_heads");
+  c.divides(p.tp, m.ffn_hidden_size, "/training/tp", "ffn_hidden_size");
+  if (m.moe && m.moe->shared_expert_ffn_hidden_size > 0) {
+    c.divides(p.tp, m.moe->shared_expert_ffn_hidden_size, "/training/tp",
+              "shared_expert_ffn_hidden_size");
+  }
+  const int64_t world = p.tp * p.pp * p.dp * p.cp;
+  c.require(world == config.system.num_gpus, "/system/num_gpus",
+            "must equal tp*pp*dp*cp (" + str(world) + "), got " + str(config.system.num_gpus));
+  if (p.sequence_parallel && p.tp > 1) {
+    c.divides(p.tp, t.seq_len / p.cp, "/training/tp", "seq_len/cp with sequence_parallel");
+  }
+  if (p.cp > 1) {
+    c.divides(2 * p.cp, t.seq_len, "/training/cp",
+              "seq_len (context parallelism splits the sequence into 2*cp chunks)");
+    c.require(p.cp_comm_type != CpCommType::kAllToAll ||
+                  (m.num_attention_heads % (p.tp * p.cp) == 0 &&
+                   (m.mla || m.num_kv_heads % (p.tp * p.cp) == 0)),
+              "/training/cp_comm_type",
+              "\"a2a\" needs num_attention_heads and num_kv_heads divisible by tp*cp (" +
+                  str(p.tp * p.cp) + ")");
+  }
+  if (m.moe) {
+    c.divides(p.ep, m.moe->num_experts, "/training/ep", "num_experts");
+    c.divides(p.etp, m.moe->expert_ffn_hidden_size, "/training/etp", "expert_ffn_hidden_size");
+    c.require((p.tp * p.cp * p.dp) % (p.ep * p.etp) == 0, "/training/ep",
+              "ep*etp (" + str(p.ep * p.etp) + ") must divide tp*cp*dp (" +
+                  str(p.tp * p.cp * p.dp) + ")");
+  } else {
+    c.require(p.ep == 1, "/training/ep", "must be 1 for a dense model, got " + str(p.ep));
+    c.require(p.etp == 1, "/training/etp", "must be 1 for a dense model, got " + str(p.etp));
+  }
+  c.require(p.vpp == 1 || p.pp > 1, "/training/vpp",
+            "must be 1 when pp is 1 (interleaving needs pipeline stages), got " + str(p.vpp));
+  c.require(p.pp > 1 || (!p.num_layers_in_first_stage && !p.num_layers_in_last_stage),
+            "/training/pp", "must be greater than 1 to set num_layers_in_first/last_stage");
+  c.require(!t.moe.pad_to_capacity || t.moe.capacity_factor > 0.0,
+            "/training/moe_capacity_factor", "must be set when moe_pad_to_capacity is true");
+  for (const auto& issue : pipeline_layout_issues(m.num_layers, p)) {
+    c.require(false, issue.path.c_str(), issue.message);
+  }
+}
+
+void validate_recompute(const Config& config, Checker& c) {
+  const RecomputeSpec& r = config.training.recompute;
+  const ModelSpec& m = config.model;
+  for (const auto module : r.modules) {
+    if (module == RecomputeModule::kMlaUpProj) {
+      c.require(m.mla.has_value(), "/training/recompute/modules",
+                "\"mla_up_proj\" needs a model with mla");
+    }
+    if (module == RecomputeModule::kMoe || module == RecomputeModule::kMoeAct) {
+      c.require(m.moe.has_value(), "/training/recompute/modules",
+                "\"moe\" and \"moe_act\" need a model with moe");
+    }
+  }
+  if (r.granularity == RecomputeGranularity::kFull) {
+    const auto layout = pipeline_layout(m.num_layers, config.training.parallel);
+    int64_t min_chunk_layers = m.num_layers;
+    for (const auto& stage : layout) {
+      for (const auto& chunk : stage) {
+        min_chunk_layers = std::min(min_chunk_layers, chunk.num_layers);
+      }
+    }
+    if (r.method == RecomputeMethod::kUniform) {
+      c.require(min_chunk_layers % r.num_layers == 0 || r.num_layers >= min_chunk_layers,
+                "/training/recompute/num_layers",
+                "must divide the layers of every pipeline chunk with method \"uniform\", got " +
+                    str(r.num_layers));
+    }
+  }
+}
+
+}  // namespace
+
+Issues validate(const Config& config) {
+  Issues issues;
+  Checker checker(issues);
+  validate_model(config.model, checker);
+  validate_parallel(config, checker);
+  if (issues.empty()) validate_recompute(config, checker);
+  return issues;
+}
+
+}  // namespace trainsim

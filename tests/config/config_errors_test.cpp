@@ -1,0 +1,145 @@
+// Every bad input yields an error envelope naming the JSON path and what was
+// expected. Each row pins one message; an untested message does not exist.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace trainsim {
+namespace {
+
+struct BadInputCase {
+  const char* name;
+  const char* patch;  ///< JSON merge patch applied to testing::base_config()
+  const char* path;
+  const char* message;
+};
+
+const BadInputCase kCases[] = {
+    {"unknown_top_level_key", R"({"trainng": {}})", "/trainng",
+     "unknown key (did you mean \"training\"?)"},
+    {"unknown_training_key", R"({"training": {"micro_batch": 2}})", "/training/micro_batch",
+     "unknown key (did you mean \"micro_batch_size\"?)"},
+    {"tp_wrong_type", R"({"training": {"tp": "8"}})", "/training/tp",
+     "expected integer, got string \"8\""},
+    {"tp_fraction", R"({"training": {"tp": 2.5}})", "/training/tp", "expected integer, got number 2.5"},
+    {"tp_zero", R"({"training": {"tp": 0}})", "/training/tp", "must be at least 1, got 0"},
+    {"tp_negative", R"({"training": {"tp": -4}})", "/training/tp", "must be at least 1, got -4"},
+    {"seq_len_missing", R"({"training": {"seq_len": null}})", "/training/seq_len",
+     "missing required key"},
+    {"seq_len_huge", R"({"training": {"seq_len": 99999999999}})", "/training/seq_len",
+     "must be at most 67108864, got 99999999999"},
+    {"dtype_unknown", R"({"training": {"dtype": "fp4"}})", "/training/dtype",
+     "expected one of \"bf16\", \"fp16\", \"fp8\", got \"fp4\""},
+    {"sp_not_bool", R"({"training": {"sequence_parallel": 1}})", "/training/sequence_parallel",
+     "expected boolean, got number 1"},
+    {"tp_not_dividing_heads", R"({"training": {"tp": 3}, "system": {"num_gpus": 12}})",
+     "/training/tp", "must divide num_attention_heads (32), got 3"},
+    {"tp_not_dividing_kv_heads", R"({"training": {"tp": 16}, "system": {"num_gpus": 64}})",
+     "/training/tp", "must divide num_kv_heads (8), got 16"},
+    {"world_size_mismatch", R"({"training": {"dp": 3, "global_batch_size": 48}})", "/system/num_gpus",
+     "must equal tp*pp*dp*cp (12), got 16"},
+    {"gpus_not_multiple", R"({"system": {"num_gpus": 18}})", "/system/num_gpus",
+     "must be a multiple of tp*pp*cp (4) when training.dp is not set, got 18"},
+    {"batch_not_multiple", R"({"training": {"global_batch_size": 30}})",
+     "/training/global_batch_size", "must be a multiple of micro_batch_size*dp (4), got 30"},
+    {"both_batch_keys", R"({"training": {"num_micro_batches": 8}})", "/training/num_micro_batches",
+     "set either global_batch_size or num_micro_batches, not both"},
+    {"no_batch_key", R"({"training": {"global_batch_size": null}})", "/training/global_batch_size",
+     "missing required key (or set num_micro_batches)"},
+    {"layers_not_divisible", R"({"training": {"pp": 3}, "system": {"num_gpus": 24}})",
+     "/training/pp", "must divide num_layers (32), got 3"},
+    {"uneven_stages_bad", R"({"training": {"pp": 4, "num_layers_in_first_stage": 6}, "system": {"num_gpus": 32}})",
+     "/training/num_layers_in_first_stage",
+     "the remaining 26 layers must divide evenly over the other 3 stages"},
+    {"vpp_without_pp", R"({"training": {"pp": 1, "vpp": 2}, "system": {"num_gpus": 8}})",
+     "/training/vpp", "must be 1 when pp is 1 (interleaving needs pipeline stages), got 2"},
+    {"vpp_not_dividing_stage", R"({"training": {"vpp": 3}})", "/training/vpp",
+     "must divide the layers of every stage (16), got 3"},
+    {"ep_on_dense", R"({"training": {"ep": 2}})", "/training/ep",
+     "must be 1 for a dense model, got 2"},
+    {"unknown_model_preset", R"({"model": "llama3-9b"})", "/model",
+     "unknown model preset \"llama3-9b\" (did you mean \"llama3-8b\"?)"},
+    {"unknown_system_preset", R"({"system": {"preset": "h100-sxm-81gb"}})", "/system/preset",
+     "unknown system preset \"h100-sxm-81gb\" (did you mean \"h100-sxm-80gb\"?)"},
+    {"model_wrong_type", R"({"model": 42})", "/model",
+     "expected a preset id (string) or an object, got number 42"},
+    {"model_field_override_bad", R"({"model": {"preset": "llama3-8b", "hidden_size": -1}})",
+     "/model/hidden_size", "must be at least 1, got -1"},
+    {"model_unknown_field", R"({"model": {"preset": "llama3-8b", "hiden_size": 10}})",
+     "/model/hiden_size", "unknown key (did you mean \"hidden_size\"?)"},
+    {"activation_unknown", R"({"model": {"preset": "llama3-8b", "activation": "relu"}})",
+     "/model/activation", "expected one of \"swiglu\", \"gelu\", got \"relu\""},
+    {"kv_heads_not_dividing", R"({"model": {"preset": "llama3-8b", "num_kv_heads": 5}})",
+     "/model/num_kv_heads", "must divide num_attention_heads (32), got 5"},
+    {"hbm_negative", R"({"system": {"gpu": {"hbm_capacity_gib": -80}}})",
+     "/system/gpu/hbm_capacity_gib", "must be greater than 0, got -80"},
+    {"bandwidth_string", R"({"system": {"intra_node": {"bandwidth_gb_per_s": "fast"}}})",
+     "/system/intra_node/bandwidth_gb_per_s", "expected number, got string \"fast\""},
+    {"zero_stage_range", R"({"training": {"zero_stage": 4}})", "/training/zero_stage",
+     "must be at most 3, got 4"},
+    {"recompute_bad_granularity", R"({"training": {"recompute": {"granularity": "partial"}}})",
+     "/training/recompute/granularity",
+     "expected one of \"none\", \"full\", \"selective\", got \"partial\""},
+    {"recompute_full_no_layers", R"({"training": {"recompute": {"granularity": "full", "method": "block"}}})",
+     "/training/recompute/num_layers", "missing required key (granularity is \"full\")"},
+    {"recompute_bad_module", R"({"training": {"recompute": {"granularity": "selective", "modules": ["mlp", "attention"]}}})",
+     "/training/recompute/modules/1",
+     "expected one of \"core_attn\", \"layernorm\", \"mla_up_proj\", \"mlp\", \"moe_act\", \"moe\", \"attn\", got string \"attention\""},
+    {"recompute_module_needs_moe", R"({"training": {"recompute": {"granularity": "selective", "modules": ["moe_act"]}}})",
+     "/training/recompute/modules", "\"moe\" and \"moe_act\" need a model with moe"},
+    {"te_version_bad", R"({"training": {"te_version": "latest"}})", "/training/te_version",
+     "expected a version such as \"2.11\" or \"2.11.0\", got \"latest\""},
+    {"schema_version_future", R"({"schema_version": 2})", "/schema_version",
+     "unsupported schema version 2 (this build reads version 1)"},
+    {"cp_not_dividing_seq", R"({"training": {"cp": 2, "seq_len": 4098}, "system": {"num_gpus": 32}})",
+     "/training/cp",
+     "must divide seq_len (context parallelism splits the sequence into 2*cp chunks) (4098), got 4"},
+};
+
+void PrintTo(const BadInputCase& c, std::ostream* out) { *out << c.name; }
+
+class BadInputTest : public ::testing::TestWithParam<BadInputCase> {};
+
+TEST_P(BadInputTest, ReportsPathAndMessage) {
+  const BadInputCase& c = GetParam();
+  nlohmann::json config = testing::base_config();
+  config.merge_patch(nlohmann::json::parse(c.patch));
+  const nlohmann::json envelope = testing::run_estimate(config);
+  ASSERT_FALSE(envelope.at("ok").get<bool>()) << envelope.dump();
+  EXPECT_EQ(envelope.at("schema_version"), 1);
+  bool found = false;
+  for (const auto& error : envelope.at("errors")) {
+    if (error.at("path") == c.path && error.at("message") == c.message) found = true;
+  }
+  EXPECT_TRUE(found) << "expected {" << c.path << ": " << c.message << "} in "
+                     << envelope.at("errors").dump(1);
+}
+
+INSTANTIATE_TEST_SUITE_P(ConfigErrors, BadInputTest, ::testing::ValuesIn(kCases),
+                         [](const auto& row) { return std::string(row.param.name); });
+
+TEST(ConfigErrorsTest, InvalidJsonNamesTheByte) {
+  const nlohmann::json envelope = nlohmann::json::parse(estimate_json("{\"model\": }"));
+  ASSERT_FALSE(envelope.at("ok").get<bool>());
+  EXPECT_EQ(envelope["errors"][0]["path"], "");
+  EXPECT_EQ(envelope["errors"][0]["message"].get<std::string>().rfind("invalid JSON at byte 11", 0), 0u)
+      << envelope.dump();
+}
+
+TEST(ConfigErrorsTest, ReportsEveryIssueAtOnce) {
+  nlohmann::json config = testing::base_config();
+  config.merge_patch(nlohmann::json::parse(
+      R"({"training": {"tp": "x", "pp": 0, "dtype": 3}, "system": {"gpus_per_node": 0}})"));
+  const nlohmann::json envelope = testing::run_estimate(config);
+  ASSERT_FALSE(envelope.at("ok").get<bool>());
+  EXPECT_GE(envelope.at("errors").size(), 4u) << envelope.dump(1);
+}
+
+TEST(ConfigErrorsTest, NonObjectDocumentIsAnError) {
+  const nlohmann::json envelope = nlohmann::json::parse(estimate_json("[1, 2]"));
+  ASSERT_FALSE(envelope.at("ok").get<bool>());
+  EXPECT_EQ(envelope["errors"][0]["message"], "expected object, got array");
+}
+
+}  // namespace
+}  // namespace trainsim

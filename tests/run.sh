@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# THE test command: installs what is missing, configures, builds and runs
+# every test (native GoogleTest suite, CLI checks), then prints ctest's summary.
+# Environment: TRAINSIM_BUILD_DIR (default: build/ at the repository root).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${TRAINSIM_BUILD_DIR:-$root/build}"
+jobs="${TRAINSIM_JOBS:-2}"
+
+"$root/tests/scripts/ensure_packages.sh" cmake g++ make libgtest-dev libgmock-dev \
+  libbenchmark-dev nlohmann-json3-dev
+
+echo "== native build ($build/native)"
+cmake -S "$root" -B "$build/native" -DCMAKE_BUILD_TYPE=Release -DTRAINSIM_WERROR=ON >/dev/null
+cmake --build "$build/native" -j "$jobs"
+
+echo "== native tests"
+cd "$build/native"
+ctest --output-on-failure -j "$jobs"
