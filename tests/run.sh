@@ -15,5 +15,10 @@ cmake -S "$root" -B "$build/native" -DCMAKE_BUILD_TYPE=Release -DTRAINSIM_WERROR
 cmake --build "$build/native" -j "$jobs"
 
 echo "== native tests"
-cd "$build/native"
-ctest --output-on-failure -j "$jobs"
+(cd "$build/native" && ctest --output-on-failure -j "$jobs")
+
+# WebAssembly build, node smoke test and headless-Chromium page tests.
+if [ "${TRAINSIM_SKIP_WEB:-0}" != "1" ] && [ -x "$root/tests/scripts/run_web_tests.sh" ]; then
+  echo "== web tests"
+  "$root/tests/scripts/run_web_tests.sh" "$build"
+fi
