@@ -5,7 +5,7 @@ file(GLOB_RECURSE preset_files RELATIVE "${PRESETS_DIR}" "${PRESETS_DIR}/models/
 list(SORT preset_files)
 set(body "")
 foreach(relative IN LISTS preset_files)
-  get_filename_component(id "${relative}" NAME_WE)
+  get_filename_component(id "${relative}" NAME_WLE)
   get_filename_component(folder "${relative}" DIRECTORY)
   if(folder STREQUAL "models")
     set(kind "model")
