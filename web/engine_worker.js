@@ -1,0 +1,15 @@
+// The Web Worker that runs the WASM core, so the page never blocks on it.
+// Messages in: {id, op, arg}; out: {id, ok, value} or {id, ok: false, error}.
+import createTrainsim from './trainsim_wasm.mjs';
+import { runOp } from './engine_ops.js';
+
+const ready = createTrainsim();
+
+self.onmessage = async ({ data }) => {
+  try {
+    const module = await ready;
+    self.postMessage({ id: data.id, ok: true, value: runOp(module, data.op, data.arg) });
+  } catch (error) {
+    self.postMessage({ id: data.id, ok: false, error: String(error?.message ?? error) });
+  }
+};

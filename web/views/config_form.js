@@ -1,0 +1,294 @@
+// The configuration form: model, training and system groups built from the
+// field tables. Inputs write the spec through actions.setSpec; the form
+// renders values, preset overrides and errors from the store. An error is
+// shown next to the field its path names (longest matching prefix), or in
+// the list at the top when no field matches.
+import { h } from '../dom.js';
+import { CUSTOM_MODEL, FIELDS, TRAINING_GROUPS, clip, fieldByKey, formatText, parseText } from '../fields.js';
+import { cloneSpec, effectiveSection, getDeep, presetValue } from '../config.js';
+
+const MODEL_MAIN = ['num_layers', 'hidden_size', 'num_attention_heads', 'num_kv_heads', 'head_dim', 'ffn_hidden_size', 'vocab_size'];
+const SYSTEM_MAIN = ['num_gpus', 'gpus_per_node', 'gpu.hbm_capacity_gib'];
+
+const fieldId = (path) => `f${path.replace(/\//g, '-')}`;
+
+export function mount(form, store, actions) {
+  const slots = new Map();  // path -> {field, root, input(s), error, reset}
+  let built = false;
+
+  form.addEventListener('submit', (event) => event.preventDefault());
+  const generalErrors = h('ul', { class: 'form-errors', role: 'alert', hidden: true });
+
+  function write(mutate, commit) {
+    const spec = cloneSpec(store.get().spec);
+    mutate(spec);
+    actions.setSpec(spec, { commit });
+  }
+
+  function setLocalError(path, message) {
+    const localErrors = { ...store.get().localErrors };
+    if (message) localErrors[path] = message;
+    else delete localErrors[path];
+    store.set({ localErrors });
+  }
+
+  // Stores a parsed value; overrides equal to the preset value are dropped.
+  function assign(spec, field, value) {
+    if (field.section === 'training') {
+      if (value === undefined) delete spec.training[field.key];
+      else spec.training[field.key] = value;
+      return;
+    }
+    const over = spec[field.section].over;
+    const preset = presetValue(spec, field.section, field.key, store.get().catalog);
+    if (value === undefined || (spec[field.section].preset !== CUSTOM_MODEL && JSON.stringify(value) === JSON.stringify(preset))) {
+      delete over[field.key];
+    } else {
+      over[field.key] = value;
+    }
+  }
+
+  function onText(field, input, commit) {
+    const parsed = parseText(field, input.value);
+    if (!parsed.ok) {
+      setLocalError(field.path, parsed.message);
+      return;
+    }
+    if (store.get().localErrors[field.path]) setLocalError(field.path, '');
+    write((spec) => {
+      assign(spec, field, parsed.value);
+      // Exactly one of global_batch_size / num_micro_batches.
+      if (parsed.value !== undefined && field.key === 'global_batch_size') delete spec.training.num_micro_batches;
+      if (parsed.value !== undefined && field.key === 'num_micro_batches') delete spec.training.global_batch_size;
+    }, commit);
+  }
+
+  function onSection(field, checked) {
+    write((spec) => {
+      const over = spec[field.section].over;
+      const inPreset = presetValue(spec, field.section, field.key, store.get().catalog) !== undefined;
+      for (const key of Object.keys(over)) if (key.startsWith(`${field.key}.`) && !checked) delete over[key];
+      if (spec[field.section].preset !== CUSTOM_MODEL && checked === inPreset) delete over[field.key];
+      else over[field.key] = checked;
+    }, true);
+  }
+
+  function onRecompute(value) {
+    write((spec) => {
+      const t = spec.training;
+      if (value === 'none') delete t['recompute.granularity'];
+      else t['recompute.granularity'] = value;
+      if (value !== 'full') { delete t['recompute.method']; delete t['recompute.num_layers']; }
+      if (value === 'full') { t['recompute.method'] ??= 'uniform'; t['recompute.num_layers'] ??= 1; }
+      if (value !== 'selective') delete t['recompute.modules'];
+    }, true);
+  }
+
+  function makeField(field) {
+    const id = fieldId(field.path);
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    const root = h('div', { class: `field field-${field.type}`, dataset: { path: field.path } });
+    const slot = { field, root, error, input: null, boxes: null, reset: null };
+    if (field.type === 'bool' || field.type === 'section') {
+      const input = h('input', { type: 'checkbox', id, 'aria-describedby': error.id });
+      input.addEventListener('change', () => {
+        if (field.type === 'section') onSection(field, input.checked);
+        else write((spec) => assign(spec, field, input.checked === (field.def ?? false) && field.section === 'training' ? undefined : input.checked), true);
+      });
+      root.append(h('label', { class: 'check', for: id }, input, h('span', { text: field.label, title: field.title })));
+      slot.input = input;
+    } else if (field.type === 'enum') {
+      const input = h('select', { id, 'aria-describedby': error.id },
+        field.values.map((v) => h('option', { value: String(v), text: String(v) })));
+      input.addEventListener('change', () => {
+        const value = parseText(field, input.value).value;
+        if (field.key === 'recompute.granularity') onRecompute(value);
+        else write((spec) => assign(spec, field, field.section === 'training' && value === field.def ? undefined : value), true);
+      });
+      root.append(h('label', { for: id, text: field.label, title: field.title }), input);
+      slot.input = input;
+    } else if (field.type === 'list') {
+      slot.boxes = field.values.map((value) => {
+        const box = h('input', { type: 'checkbox', value, id: `${id}-${value}` });
+        box.addEventListener('change', () => {
+          const chosen = slot.boxes.filter((b) => b.checked).map((b) => b.value);
+          write((spec) => assign(spec, field, chosen.length ? chosen : undefined), true);
+        });
+        return box;
+      });
+      root.append(h('fieldset', { class: 'checks', 'aria-describedby': error.id },
+        h('legend', { text: field.label }),
+        slot.boxes.map((box) => h('label', { class: 'check', for: box.id }, box, h('span', { text: box.value })))));
+    } else {
+      const numeric = field.type === 'int' || field.type === 'number';
+      const input = h('input', {
+        type: 'text', id, 'aria-describedby': error.id, spellcheck: 'false',
+        inputmode: numeric ? (field.type === 'int' ? 'numeric' : 'decimal') : undefined,
+      });
+      input.addEventListener('input', () => onText(field, input, false));
+      input.addEventListener('change', () => onText(field, input, true));
+      input.addEventListener('blur', () => renderValues(store.get()));
+      root.append(h('label', { for: id, text: field.label, title: field.title }), input);
+      slot.input = input;
+    }
+    if (field.section !== 'training' && field.key !== 'num_gpus' && field.type !== 'section') {
+      slot.reset = h('button', {
+        type: 'button', class: 'reset', title: 'Back to the preset value', 'aria-label': `Reset ${field.label} to the preset value`, text: '↺', hidden: true,
+        onclick: () => write((spec) => { delete spec[field.section].over[field.key]; }, true),
+      });
+      root.append(slot.reset);
+    }
+    root.append(error);
+    slots.set(field.path, slot);
+    return root;
+  }
+
+  function presetPicker(kind) {
+    const path = `/${kind}/preset`;
+    const id = fieldId(path);
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    const list = kind === 'model' ? store.get().catalog.models : store.get().catalog.systems;
+    const input = h('select', { id, 'aria-describedby': error.id },
+      list.map((p) => h('option', { value: p.id, text: p.label || p.id })),
+      h('option', { value: CUSTOM_MODEL, text: kind === 'model' ? 'Custom model (no preset)' : 'Custom system (no preset)' }));
+    input.addEventListener('change', () => write((spec) => {
+      spec[kind].preset = input.value;
+      // Keep the GPU count, drop the overrides of the previous preset.
+      spec[kind].over = kind === 'system' && spec.system.over.num_gpus !== undefined ? { num_gpus: spec.system.over.num_gpus } : {};
+    }, true));
+    const source = h('p', { class: 'preset-source' });
+    const root = h('div', { class: 'field field-preset', dataset: { path } },
+      h('label', { for: id, text: kind === 'model' ? 'Model preset' : 'GPU / system preset' }), input, error, source);
+    slots.set(path, { field: { path, type: 'preset', kind }, root, input, error, source });
+    return root;
+  }
+
+  const fieldsOf = (section, keys) => keys.map((key) => makeField(fieldByKey(section, key)));
+  const grid = (...children) => h('div', { class: 'grid' }, ...children);
+  const group = (label, open, ...children) => h('details', { class: 'subgroup', open }, h('summary', { text: label }), ...children);
+
+  function build() {
+    const model = FIELDS.model;
+    const sectionFields = (name) => model.filter((f) => f.key.startsWith(`${name}.`)).map(makeField);
+    const rest = model.filter((f) => !MODEL_MAIN.includes(f.key) && f.type !== 'section' && !f.key.includes('.'));
+    const modelGroup = h('fieldset', { class: 'group', dataset: { section: 'model' } },
+      h('legend', { text: 'Model' }),
+      presetPicker('model'),
+      grid(fieldsOf('model', MODEL_MAIN)),
+      group('Architecture details', false, grid(rest.map(makeField))),
+      h('div', { class: 'section-toggle' }, makeField(fieldByKey('model', 'moe')), grid(sectionFields('moe'))),
+      h('div', { class: 'section-toggle' }, makeField(fieldByKey('model', 'mla')), grid(sectionFields('mla'))));
+
+    const trainingGroup = h('fieldset', { class: 'group', dataset: { section: 'training' } },
+      h('legend', { text: 'Training strategy' }),
+      TRAINING_GROUPS.map((g) => group(g.label, g.open,
+        grid(FIELDS.training.filter((f) => f.group === g.id).map(makeField)))));
+
+    const systemRest = FIELDS.system.filter((f) => !SYSTEM_MAIN.includes(f.key));
+    const systemGroup = h('fieldset', { class: 'group', dataset: { section: 'system' } },
+      h('legend', { text: 'System' }),
+      presetPicker('system'),
+      grid(fieldsOf('system', SYSTEM_MAIN)),
+      group('GPU and network', false, grid(systemRest.map(makeField))));
+
+    form.replaceChildren(generalErrors, modelGroup, trainingGroup, systemGroup);
+    built = true;
+  }
+
+  function renderValues(state) {
+    const { spec, catalog } = state;
+    const effective = { model: effectiveSection(spec, 'model', catalog), system: effectiveSection(spec, 'system', catalog) };
+    for (const slot of slots.values()) {
+      const { field } = slot;
+      if (field.type === 'preset') {
+        const preset = spec[field.kind].preset;
+        slot.input.value = preset;
+        const doc = (field.kind === 'model' ? catalog.models : catalog.systems).find((p) => p.id === preset)?.doc;
+        slot.source.textContent = doc?.sources?.length ? `Source: ${doc.sources[0]}` : '';
+        slot.source.hidden = !doc?.sources?.length;
+        continue;
+      }
+      const training = field.section === 'training';
+      const value = training ? spec.training[field.key] : getDeep(effective[field.section], field.key);
+      const overridden = !training && field.key in spec[field.section].over && field.key !== 'num_gpus';
+      slot.root.classList.toggle('overridden', overridden && spec[field.section].preset !== CUSTOM_MODEL);
+      if (slot.reset) slot.reset.hidden = !overridden || spec[field.section].preset === CUSTOM_MODEL;
+      if (field.type === 'section') {
+        slot.input.checked = value !== undefined && value !== null;
+        continue;
+      }
+      if (field.type === 'bool') {
+        slot.input.checked = value ?? field.def ?? false;
+      } else if (field.type === 'list') {
+        for (const box of slot.boxes) box.checked = (value ?? []).includes(box.value);
+      } else if (field.type === 'enum') {
+        slot.input.value = String(value ?? field.def ?? field.values[0]);
+      } else {
+        // Never rewrite the text someone is typing in.
+        if (document.activeElement !== slot.input && !state.localErrors[field.path]) slot.input.value = formatText(field, value);
+        slot.input.placeholder = field.key === 'dp' ? 'auto' : field.def !== undefined ? String(field.def) : '';
+      }
+    }
+    // Fields that only matter in some modes are hidden unless set.
+    const t = spec.training;
+    const show = (key, visible) => {
+      const slot = slots.get(fieldByKey('training', key).path);
+      slot.root.hidden = !visible && t[key] === undefined;
+    };
+    show('recompute.method', t['recompute.granularity'] === 'full');
+    show('recompute.num_layers', t['recompute.granularity'] === 'full');
+    show('recompute.modules', t['recompute.granularity'] === 'selective');
+    for (const name of ['moe', 'mla']) {
+      const on = getDeep(effective.model, name) !== undefined;
+      for (const slot of slots.values()) {
+        if (slot.field.section === 'model' && slot.field.key?.startsWith(`${name}.`)) slot.root.hidden = !on;
+      }
+    }
+  }
+
+  function slotFor(path) {
+    let best = null;
+    for (const [slotPath, slot] of slots) {
+      if ((path === slotPath || path.startsWith(`${slotPath}/`)) && (!best || slotPath.length > best[0].length)) best = [slotPath, slot];
+    }
+    if (best) return best[1];
+    if (path === '/model' || path === '/system') return slots.get(`${path}/preset`);
+    return null;
+  }
+
+  function renderErrors(state) {
+    const byslot = new Map();
+    const general = [];
+    const add = (path, message) => {
+      const slot = slotFor(path);
+      if (!slot) { general.push(`${path || 'config'}: ${message}`); return; }
+      const exact = path === slot.field.path ? '' : `${path.slice(slot.field.path.length + 1)}: `;
+      if (!byslot.has(slot)) byslot.set(slot, []);
+      byslot.get(slot).push(`${exact}${message}`);
+    };
+    for (const [path, message] of Object.entries(state.localErrors)) add(path, message);
+    for (const error of state.errors) add(String(error.path ?? ''), String(error.message ?? ''));
+    for (const slot of slots.values()) {
+      const messages = byslot.get(slot);
+      slot.root.classList.toggle('invalid', Boolean(messages));
+      slot.error.hidden = !messages;
+      slot.error.textContent = messages ? messages.map((m) => clip(m, 300)).join('; ') : '';
+      const inputs = slot.boxes ?? [slot.input];
+      for (const input of inputs) input.setAttribute('aria-invalid', messages ? 'true' : 'false');
+      if (messages) {
+        slot.root.hidden = false;
+        const details = slot.root.closest('details');
+        if (details) details.open = true;
+      }
+    }
+    generalErrors.replaceChildren(...general.map((text) => h('li', { text: clip(text, 300) })));
+    generalErrors.hidden = general.length === 0;
+  }
+
+  store.subscribe((state, previous) => {
+    if (!state.catalog || !state.spec) return;
+    if (!built) build();
+    if (!previous.spec || state.spec !== previous.spec || state.localErrors !== previous.localErrors) renderValues(state);
+    if (state.errors !== previous.errors || state.localErrors !== previous.localErrors || !previous.spec) renderErrors(state);
+  });
+}
