@@ -1,9 +1,9 @@
 // The estimator pipeline: the only place that knows the order of the parts.
 #include <algorithm>
 
-#include "memory/static_memory.h"
+#include "memory/stage_memory.h"
+#include "model/model_plan.h"
 #include "model/param_count.h"
-#include "model/pipeline_layout.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/units.h"
 
@@ -39,27 +39,9 @@ void check_fit(const Config& config, Estimate& estimate) {
 Estimate estimate(const Config& config) {
   Estimate result;
   result.model = summarize_model(config);
-  const ParallelSpec& p = config.training.parallel;
-  const PipelineLayout layout = pipeline_layout(config.model.num_layers, p);
+  const ModelPlan plan = build_model_plan(config);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
-  for (int64_t stage = 0; stage < p.pp; ++stage) {
-    StageMemory s;
-    s.stage = stage;
-    for (const ChunkLayers& chunk : layout[static_cast<size_t>(stage)]) {
-      s.layers_per_chunk.push_back(chunk.num_layers);
-    }
-    const RankParams params = stage_rank_params(config.model, p, layout, stage);
-    s.dense_parameters = params.dense;
-    s.expert_parameters = params.expert;
-    const StaticMemory fixed = static_memory(config.training, params);
-    s.parameters_bytes = fixed.parameters_bytes;
-    s.gradients_bytes = fixed.gradients_bytes;
-    s.optimizer_bytes = fixed.optimizer_bytes;
-    s.peak_bytes = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes + s.buffers_bytes +
-                   s.activations_bytes + s.transient_bytes;
-    s.reserved_bytes = s.peak_bytes;
-    result.memory.stages.push_back(s);
-  }
+  result.memory.stages = estimate_stage_memory(config, plan);
   for (const StageMemory& s : result.memory.stages) {
     if (s.peak_bytes > result.memory.peak_bytes) {
       result.memory.peak_bytes = s.peak_bytes;

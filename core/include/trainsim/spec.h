@@ -61,20 +61,31 @@ enum class RecomputeMethod { kUniform, kBlock };
 
 // Megatron-LM --recompute-modules (0.14) plus SimuMax's legacy selective sets.
 enum class RecomputeModule {
-  kCoreAttn,   ///< core attention (Korthikanti et al. 2022 selective recompute)
-  kLayernorm,  ///< input/pre-MLP norms, outputs discarded and recomputed
-  kMlaUpProj,  ///< MLA q/kv up projections, norms and RoPE
-  kMlp,        ///< whole dense MLP
-  kMoeAct,     ///< expert activation function
-  kMoe,        ///< whole MoE block including shared experts
-  kAttn,       ///< whole attention block except the output projection (SimuMax attn_only)
+  kCoreAttn,       ///< core attention (Korthikanti et al. 2022 selective recompute)
+  kLayernorm,      ///< input/pre-MLP norms, outputs discarded and recomputed
+  kMlaUpProj,      ///< MLA q/kv up projections, norms and RoPE
+  kMlp,            ///< whole dense MLP
+  kMoeAct,         ///< expert activation function
+  kMoe,            ///< whole MoE block including shared experts
+  kSharedExperts,  ///< shared-expert MLP of an MoE layer
+  kAttn,           ///< SimuMax attn_only: attention block except its input norm
+  kAttnNorm,       ///< SimuMax mla_rms_recompute: input norm and MLA down projections
+  kAttnProj,       ///< SimuMax attn_recompute: QKV / up projections, q/kv norms, RoPE, core attention
+  kMlpBlock,       ///< SimuMax mlp_only: the whole MLP / MoE side
+  kMlpNorm,        ///< SimuMax mlp_rms_recompute: pre-MLP norm, shared experts, router
+  kMlpLinear,      ///< SimuMax mlp_recompute: MLP / expert GEMMs and activation
 };
 
 struct RecomputeSpec {
   RecomputeGranularity granularity = RecomputeGranularity::kNone;
   RecomputeMethod method = RecomputeMethod::kBlock;  ///< kFull only
-  int64_t num_layers = 0;  ///< kFull: layers recomputed per pipeline chunk (block) or per group (uniform)
+  /// kFull: layers recomputed per pipeline chunk (block) or per checkpoint group (uniform).
+  /// kSelective: modules recomputed only in the first num_layers layers of each chunk; 0 = all.
+  int64_t num_layers = 0;
   std::vector<RecomputeModule> modules;  ///< kSelective only
+  /// The last op of each recomputed segment keeps its output (its consumer saved it), so it is
+  /// not re-run (SimuMax recompute_variance). Selective only.
+  bool keep_tail_outputs = false;
 };
 
 enum class CpCommType { kAllToAll, kRing, kAllGather };

@@ -3,18 +3,14 @@
 namespace trainsim {
 namespace {
 
-double weight_bytes_per_param(const TrainingSpec&) {
-  return 2.0;  // bf16/fp16 model weights; fp8 runs keep bf16 weights (TE casts per step)
-}
-
 double grad_bytes_per_param(const TrainingSpec& t) { return t.grad_reduce_in_bf16 ? 2.0 : 4.0; }
 
 // fp32 master weights + Adam exp_avg + exp_avg_sq.
 constexpr double kOptimizerBytesPerParam = 12.0;
 
-StaticMemory sharded(const TrainingSpec& t, double params, double group) {
+StaticMemory sharded(const TrainingSpec& t, double params, double weight_bytes, double group) {
   StaticMemory m;
-  m.parameters_bytes = params * weight_bytes_per_param(t) / (t.zero_stage >= 3 ? group : 1.0);
+  m.parameters_bytes = weight_bytes / (t.zero_stage >= 3 ? group : 1.0);
   m.gradients_bytes = params * grad_bytes_per_param(t) / (t.zero_stage >= 2 ? group : 1.0);
   m.optimizer_bytes = params * kOptimizerBytesPerParam / (t.zero_stage >= 1 ? group : 1.0);
   return m;
@@ -28,9 +24,12 @@ double expert_shard_group(const ParallelSpec& p) {
   return static_cast<double>(p.tp * p.dp * p.cp) / static_cast<double>(p.ep * p.etp);
 }
 
-StaticMemory static_memory(const TrainingSpec& t, const RankParams& params) {
-  const StaticMemory dense = sharded(t, params.dense, dense_shard_group(t.parallel));
-  const StaticMemory expert = sharded(t, params.expert, expert_shard_group(t.parallel));
+StaticMemory static_memory(const TrainingSpec& t, const RankParams& params,
+                           double dense_weight_bytes, double expert_weight_bytes) {
+  const StaticMemory dense =
+      sharded(t, params.dense, dense_weight_bytes, dense_shard_group(t.parallel));
+  const StaticMemory expert =
+      sharded(t, params.expert, expert_weight_bytes, expert_shard_group(t.parallel));
   return {dense.parameters_bytes + expert.parameters_bytes,
           dense.gradients_bytes + expert.gradients_bytes,
           dense.optimizer_bytes + expert.optimizer_bytes};

@@ -21,6 +21,8 @@ struct StaticMemory {
 double dense_shard_group(const ParallelSpec& parallel);
 double expert_shard_group(const ParallelSpec& parallel);
 
-StaticMemory static_memory(const TrainingSpec& training, const RankParams& params);
+// weight bytes are passed separately because fp8 GEMM weights take 1 byte.
+StaticMemory static_memory(const TrainingSpec& training, const RankParams& params,
+                           double dense_weight_bytes, double expert_weight_bytes);
 
 }  // namespace trainsim

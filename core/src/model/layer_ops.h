@@ -1,0 +1,22 @@
+// The op sequence of each part of a pipeline chunk: the embedding, one
+// transformer layer (GQA or MLA attention; dense MLP or MoE), and the head
+// (final norm, output layer, cross-entropy). Execution order follows
+// Megatron-Core's TransformerLayer (megatron/core/transformer/
+// transformer_layer.py), MoELayer (moe/moe_layer.py: shared experts, router,
+// token dispatch, grouped experts, combine) and MLASelfAttention
+// (multi_latent_attention.py).
+#pragma once
+
+#include "model/op.h"
+#include "model/op_factory.h"
+#include "model/recompute_flags.h"
+
+namespace trainsim {
+
+void append_embedding_ops(OpList& ops, const OpFactory& factory);
+void append_layer_ops(OpList& ops, const OpFactory& factory, bool moe_layer,
+                      const LayerRecompute& recompute);
+// holds_output_weight: false for a tied output layer on a single stage.
+void append_head_ops(OpList& ops, const OpFactory& factory, bool holds_output_weight);
+
+}  // namespace trainsim

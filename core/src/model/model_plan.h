@@ -1,0 +1,45 @@
+// The whole model as distinct op blocks and, per pipeline stage and virtual
+// chunk, the runs of blocks that make it up. Identical layers share one block
+// (built and walked once), which keeps an estimate of a 100+-layer model
+// cheap: a chunk of 80 identical layers is one run of 80 repeats.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memory/activation_walk.h"
+#include "model/op.h"
+#include "model/pipeline_layout.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+struct Block {
+  std::string key;        ///< identity: kind and per-layer variant codes
+  OpList ops;
+  int64_t num_layers = 0;  ///< transformer layers inside (0: embedding or head)
+  bool moe = false;        ///< contains a MoE layer
+  BlockWalk walk;
+};
+
+struct BlockRun {
+  int32_t block = 0;
+  int64_t repeat = 1;
+  int64_t first_layer = 0;  ///< global index of the run's first layer (-1: embedding/head)
+};
+
+struct ChunkPlan {
+  std::vector<BlockRun> runs;
+  int64_t num_layers = 0;
+};
+
+struct ModelPlan {
+  PipelineLayout layout;
+  std::vector<Block> blocks;
+  std::vector<std::vector<ChunkPlan>> stages;  ///< [stage][virtual chunk]
+};
+
+ModelPlan build_model_plan(const Config& config);
+
+}  // namespace trainsim
