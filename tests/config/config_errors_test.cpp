@@ -84,7 +84,9 @@ const BadInputCase kCases[] = {
      "/training/recompute/num_layers", "missing required key (granularity is \"full\")"},
     {"recompute_bad_module", R"({"training": {"recompute": {"granularity": "selective", "modules": ["mlp", "attention"]}}})",
      "/training/recompute/modules/1",
-     "expected one of \"core_attn\", \"layernorm\", \"mla_up_proj\", \"mlp\", \"moe_act\", \"moe\", \"attn\", got string \"attention\""},
+     "expected one of \"core_attn\", \"layernorm\", \"mla_up_proj\", \"mlp\", \"moe_act\", \"moe\", "
+     "\"shared_experts\", \"attn\", \"attn_norm\", \"attn_proj\", \"mlp_block\", \"mlp_norm\", "
+     "\"mlp_linear\", got string \"attention\""},
     {"recompute_module_needs_moe", R"({"training": {"recompute": {"granularity": "selective", "modules": ["moe_act"]}}})",
      "/training/recompute/modules", "\"moe\" and \"moe_act\" need a model with moe"},
     {"te_version_bad", R"({"training": {"te_version": "latest"}})", "/training/te_version",

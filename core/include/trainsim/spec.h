@@ -4,6 +4,7 @@
 // (human units) into these; estimators read them and never mutate them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -101,6 +102,8 @@ struct ParallelSpec {
   bool sequence_parallel = false;
   std::optional<int64_t> num_layers_in_first_stage;
   std::optional<int64_t> num_layers_in_last_stage;
+  bool account_for_embedding_in_pipeline_split = false;  ///< the embedding counts as a layer
+  bool account_for_loss_in_pipeline_split = false;       ///< the loss counts as a layer
   CpCommType cp_comm_type = CpCommType::kAllToAll;
 };
 
@@ -140,9 +143,27 @@ struct TrainingSpec {
   MoeTrainingSpec moe;
 };
 
+enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kP2p };
+inline constexpr int kNumCollectiveKinds = 5;
+
+// Per-collective overrides measured on a link (nccl-tests fits).
+struct CollectiveSpec {
+  double efficiency = 0.0;  ///< fraction of the link bandwidth achieved; 0 = the link's
+  double latency_s = -1.0;  ///< per-step latency; < 0 = the link's
+};
+
+// One interconnect tier. Collective time (ring alpha-beta model, as in
+// SimuMax and NCCL's performance notes):
+//   t = bytes * steps_factor / (bandwidth * efficiency) + latency * steps
 struct LinkSpec {
-  double bandwidth_bytes_per_s = 0.0;  ///< per GPU, unidirectional
-  double latency_s = 0.0;
+  double bandwidth_bytes_per_s = 0.0;  ///< per GPU, one direction
+  double latency_s = 0.0;              ///< per ring step
+  double efficiency = 1.0;             ///< achieved / nominal bandwidth
+  int64_t max_group_size = 0;          ///< tiers: largest group (span) this tier serves; 0 = any
+  std::array<CollectiveSpec, kNumCollectiveKinds> collectives{};
+  /// Measured bandwidth of data-parallel all-gather / reduce-scatter by group size (PCIe boxes).
+  std::map<int64_t, double> dp_all_gather_bytes_per_s;
+  std::map<int64_t, double> dp_reduce_scatter_bytes_per_s;
 };
 
 struct GpuSpec {
@@ -154,13 +175,50 @@ struct GpuSpec {
   double peak_fp8_flops_per_s = 0.0;
 };
 
+// A memory-bound kernel class: achieved fraction of HBM bandwidth and a fixed
+// launch/latency cost per kernel.
+struct MemoryKernelSpec {
+  double efficiency = 1.0;
+  double latency_s = 0.0;
+};
+
+// Compute efficiency: measured tables (exact shape keys, SimuMax's format)
+// first, else the shape-aware GEMM model, else the class's flat value.
+struct EfficiencySpec {
+  double gemm = 0.0;                 ///< dense GEMM efficiency (max of the shape model)
+  double grouped_gemm = 0.0;
+  double attention_forward = 0.0;
+  double attention_backward = 0.0;
+  double fp8_gemm = 0.0;             ///< relative to the fp8 peak
+  double fp8_grouped_gemm = 0.0;
+  /// Shape model: eff = gemm * wave_utilization * m/(m+h) * n/(n+h) * k/(k+h), h = half size.
+  /// 0 disables the shape model (flat efficiency).
+  double gemm_half_size = 0.0;
+  int64_t num_sms = 0;               ///< streaming multiprocessors (wave quantization); 0 = off
+  int64_t tile_m = 128;
+  int64_t tile_n = 128;
+  MemoryKernelSpec memory;           ///< norms, activations, embedding, optimizer
+  MemoryKernelSpec permute;          ///< MoE token permutation kernels
+  MemoryKernelSpec cross_entropy;
+  MemoryKernelSpec cross_entropy_fused;
+  std::map<std::string, double> measured_gemm;
+  std::map<std::string, double> measured_grouped_gemm;
+  std::map<std::string, double> measured_attention_forward;
+  std::map<std::string, double> measured_attention_backward;
+};
+
 struct SystemSpec {
   std::string name;
   GpuSpec gpu;
   int64_t num_gpus = 0;
   int64_t gpus_per_node = 8;
   LinkSpec intra_node;
+  std::vector<LinkSpec> intra_node_tiers;  ///< optional: per group-size tiers (PCIe switches)
   LinkSpec inter_node;
+  EfficiencySpec efficiency;
+  /// Multi-node slowdown of the pipeline: 1 + x/(x+1) * c * sqrt(x), x = log2(nodes in a
+  /// data-parallel group) (SimuMax's empirical straggler model). 0 disables it.
+  double straggler_coefficient = 0.0;
 };
 
 struct Config {

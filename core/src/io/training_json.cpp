@@ -9,8 +9,16 @@
 namespace trainsim::io {
 namespace {
 
+// Order matches RecomputeModule.
 const std::vector<std::string> kRecomputeModuleNames = {
-    "core_attn", "layernorm", "mla_up_proj", "mlp", "moe_act", "moe", "attn"};
+    "core_attn", "layernorm", "mla_up_proj", "mlp",      "moe_act",  "moe",       "shared_experts",
+    "attn",      "attn_norm", "attn_proj",   "mlp_block", "mlp_norm", "mlp_linear"};
+
+std::string module_name_list() {
+  std::string list;
+  for (const auto& name : kRecomputeModuleNames) list += (list.empty() ? "\"" : ", \"") + name + "\"";
+  return list;
+}
 
 void read_recompute(const nlohmann::json& value, const std::string& path, RecomputeSpec& spec,
                     Issues& issues) {
@@ -32,10 +40,16 @@ void read_recompute(const nlohmann::json& value, const std::string& path, Recomp
     spec.num_layers = num_layers.value_or(1);
   } else {
     if (method) issues.push_back({r.path_of("method"), "only valid with granularity \"full\""});
-    if (num_layers) {
-      issues.push_back({r.path_of("num_layers"), "only valid with granularity \"full\""});
+    if (num_layers && spec.granularity != RecomputeGranularity::kSelective) {
+      issues.push_back({r.path_of("num_layers"), "only valid with granularity \"full\" or \"selective\""});
     }
+    spec.num_layers = num_layers.value_or(0);
   }
+  const auto keep_tail = r.optional_bool("keep_tail_outputs");
+  if (keep_tail && spec.granularity != RecomputeGranularity::kSelective) {
+    issues.push_back({r.path_of("keep_tail_outputs"), "only valid with granularity \"selective\""});
+  }
+  spec.keep_tail_outputs = keep_tail.value_or(false);
   if (modules != nullptr && spec.granularity != RecomputeGranularity::kSelective) {
     issues.push_back({r.path_of("modules"), "only valid with granularity \"selective\""});
   }
@@ -56,10 +70,8 @@ void read_recompute(const nlohmann::json& value, const std::string& path, Recomp
           }
         }
         if (index == kRecomputeModuleNames.size()) {
-          issues.push_back({item_path,
-                            "expected one of \"core_attn\", \"layernorm\", \"mla_up_proj\", "
-                            "\"mlp\", \"moe_act\", \"moe\", \"attn\", got " +
-                                describe_json_value(item)});
+          issues.push_back({item_path, "expected one of " + module_name_list() + ", got " +
+                                           describe_json_value(item)});
           continue;
         }
         const auto module = static_cast<RecomputeModule>(index);
@@ -122,6 +134,10 @@ void read_training_input(const nlohmann::json& value, const std::string& path,
   parallel.sequence_parallel = r.bool_or("sequence_parallel", false);
   parallel.num_layers_in_first_stage = r.optional_int("num_layers_in_first_stage", 0, kMaxLayers);
   parallel.num_layers_in_last_stage = r.optional_int("num_layers_in_last_stage", 0, kMaxLayers);
+  parallel.account_for_embedding_in_pipeline_split =
+      r.bool_or("account_for_embedding_in_pipeline_split", false);
+  parallel.account_for_loss_in_pipeline_split =
+      r.bool_or("account_for_loss_in_pipeline_split", false);
   parallel.cp_comm_type =
       static_cast<CpCommType>(r.enum_or("cp_comm_type", {"a2a", "p2p", "all_gather"}, 0));
   spec.zero_stage = r.int_or("zero_stage", 1, 0, 3);

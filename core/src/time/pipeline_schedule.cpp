@@ -1,0 +1,73 @@
+#include "time/pipeline_schedule.h"
+
+#include <cstddef>
+#include <utility>
+
+#include "trainsim/issue.h"
+
+namespace trainsim {
+namespace {
+
+void check_input(const ScheduleInput& input) {
+  TRAINSIM_CHECK(!input.phases.empty() && !input.phases.front().empty(),
+                 "pipeline schedule: phases must be a non-empty [stage][chunk] table");
+  const size_t num_chunks = input.phases.front().size();
+  for (const auto& stage : input.phases) {
+    TRAINSIM_CHECK(stage.size() == num_chunks,
+                   "pipeline schedule: every stage must have the same number of virtual chunks");
+  }
+  TRAINSIM_CHECK(input.num_micro_batches >= 1, "pipeline schedule: num_micro_batches must be >= 1");
+  TRAINSIM_CHECK(input.p2p.empty() || input.p2p.size() == input.phases.size(),
+                 "pipeline schedule: p2p must be empty or have one entry per stage");
+}
+
+}  // namespace
+
+bool pipeline_schedule_supported(int64_t pp, int64_t vpp, int64_t num_micro_batches,
+                                 int64_t microbatch_group_size) {
+  if (pp < 1 || vpp < 1 || num_micro_batches < 1) return false;
+  if (pp == 1 || vpp == 1) return true;
+  const int64_t group_size = microbatch_group_size == 0 ? pp : microbatch_group_size;
+  return group_size == pp && num_micro_batches % pp == 0;
+}
+
+ScheduleResult simulate_pipeline(const ScheduleInput& input) {
+  check_input(input);
+  const auto pp = static_cast<int64_t>(input.phases.size());
+  const auto vpp = static_cast<int64_t>(input.phases.front().size());
+  TRAINSIM_CHECK(
+      pipeline_schedule_supported(pp, vpp, input.num_micro_batches, input.microbatch_group_size),
+      "pipeline schedule: unsupported interleaved sizes reached the simulator");
+  if (pp == 1) return detail::simulate_sequential(input);
+  if (vpp == 1) return detail::simulate_1f1b(input);
+  return detail::simulate_interleaved(input);
+}
+
+namespace detail {
+
+// Megatron-LM forward_backward_no_pipelining: per micro-batch, the forward of
+// every chunk, then the backward of every chunk in reverse.
+ScheduleResult simulate_sequential(const ScheduleInput& input) {
+  ScheduleResult result;
+  const auto& chunks = input.phases.front();
+  const auto vpp = static_cast<int64_t>(chunks.size());
+  std::vector<TimelineEvent> events;
+  if (input.record_timeline) events.reserve(static_cast<size_t>(2 * vpp * input.num_micro_batches));
+  double clock_s = 0.0;
+  auto run = [&](EventKind kind, int64_t micro_batch, int64_t chunk, double duration_s) {
+    const double start_s = clock_s;
+    clock_s += duration_s;
+    if (input.record_timeline) events.push_back({kind, micro_batch, chunk, start_s, clock_s});
+  };
+  for (int64_t mb = 0; mb < input.num_micro_batches; ++mb) {
+    for (int64_t c = 0; c < vpp; ++c) run(EventKind::kForward, mb, c, chunks[c].forward_s);
+    for (int64_t c = vpp - 1; c >= 0; --c) run(EventKind::kBackward, mb, c, chunks[c].backward_s);
+  }
+  result.makespan_s = clock_s;
+  result.stage_finish_s = {clock_s};
+  if (input.record_timeline) result.timeline.push_back(std::move(events));
+  return result;
+}
+
+}  // namespace detail
+}  // namespace trainsim
