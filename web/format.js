@@ -69,6 +69,12 @@ export function compactCount(value) {
   return String(value);
 }
 
+// A token count for labels: 15e12 -> "15T", 1.234e12 -> "1.23 T".
+export function formatTokens(value) {
+  const compact = compactCount(value);
+  return compact.length <= 6 ? compact : formatCount(value);
+}
+
 // "15T", "2.5B", "1e12", "1000000" -> number; NaN when unreadable.
 export function parseCount(text) {
   const match = /^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*([kKMBTP]?)\s*$/.exec(String(text));

@@ -57,6 +57,7 @@ async function estimate(spec) {
     return;
   }
   if (envelope.superseded) return;
+  document.body.dataset.estimates = String(Number(document.body.dataset.estimates ?? 0) + 1);
   if (envelope.ok) store.set({ result: envelope.result, errors: [], status: 'ready' });
   else store.set({ errors: Array.isArray(envelope.errors) ? envelope.errors : [{ path: '', message: 'unreadable engine answer' }], status: 'ready' });
   document.body.dataset.status = 'ready';

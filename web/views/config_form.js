@@ -19,9 +19,11 @@ export function mount(form, store, actions) {
   form.addEventListener('submit', (event) => event.preventDefault());
   const generalErrors = h('ul', { class: 'form-errors', role: 'alert', hidden: true });
 
+  let ownSpec = null;  // the spec this form wrote last; other specs come from links or imports
   function write(mutate, commit) {
     const spec = cloneSpec(store.get().spec);
     mutate(spec);
+    ownSpec = spec;
     actions.setSpec(spec, { commit });
   }
 
@@ -224,8 +226,9 @@ export function mount(form, store, actions) {
       } else if (field.type === 'enum') {
         slot.input.value = String(value ?? field.def ?? field.values[0]);
       } else {
-        // Never rewrite the text someone is typing in.
-        if (document.activeElement !== slot.input && !state.localErrors[field.path]) slot.input.value = formatText(field, value);
+        // Never rewrite the text someone is typing in (but do follow links and imports).
+        const typing = document.activeElement === slot.input || state.localErrors[field.path] !== undefined;
+        if (!typing || state.spec !== ownSpec) slot.input.value = formatText(field, value);
         slot.input.placeholder = field.key === 'dp' ? 'auto' : field.def !== undefined ? String(field.def) : '';
       }
     }

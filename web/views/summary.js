@@ -7,7 +7,8 @@ export function mount(root, store) {
   const facts = h('dl', { class: 'facts', id: 'facts' });
   const reasons = h('ul', { class: 'reasons', id: 'reasons' });
   const notes = h('ul', { class: 'notes', id: 'notes' });
-  root.replaceChildren(verdict, facts, reasons, notes);
+  const problems = h('ul', { class: 'problems', id: 'problems' });
+  root.replaceChildren(verdict, problems, facts, reasons, notes);
 
   const fact = (id, label, value, detail) => h('div', {},
     h('dt', { text: label }),
@@ -31,10 +32,11 @@ export function mount(root, store) {
         : `Out of memory: ${formatBytes(m.peak_bytes)} peak, ${formatBytes(m.capacity_bytes)} per GPU`);
     }
     root.classList.toggle('stale', errorCount > 0);
+    problems.replaceChildren(...listProblems(state));
     if (!result) return;
     const m = result.memory;
     const rows = [
-      fact('fact-peak', `Peak memory (stage ${m.peak_stage})`, formatBytes(m.peak_bytes), m.peak_bytes),
+      fact('fact-peak', `Peak (stage ${m.peak_stage})`, formatBytes(m.peak_bytes), m.peak_bytes),
       fact('fact-reserved', 'Reserved (allocator)', formatBytes(m.reserved_bytes), m.reserved_bytes),
       fact('fact-params', 'Parameters', result.model.active_parameters !== result.model.parameters
         ? `${formatCount(result.model.parameters)} (${formatCount(result.model.active_parameters)} active)`
@@ -49,6 +51,29 @@ export function mount(root, store) {
     reasons.replaceChildren(...(result.reasons ?? []).map((text) => h('li', { text: String(text) })));
     notes.replaceChildren(...(result.notes ?? []).map((text) => h('li', { text: String(text) })));
   });
+
+  // Each engine error, as a button that takes you to its field.
+  function listProblems(state) {
+    const local = Object.entries(state.localErrors).map(([path, message]) => ({ path, message }));
+    return [...local, ...state.errors].slice(0, 8).map(({ path, message }) => {
+      const target = fieldFor(String(path ?? ''));
+      const label = `${path || 'config'}: ${message}`;
+      if (!target) return h('li', { text: label });
+      return h('li', {}, h('button', { type: 'button', class: 'link', text: label, onclick: () => {
+        target.closest('details')?.setAttribute('open', '');
+        target.scrollIntoView({ block: 'center' });
+        target.querySelector('input, select')?.focus({ preventScroll: true });
+      } }));
+    });
+  }
+
+  function fieldFor(path) {
+    for (let p = path; p; p = p.slice(0, p.lastIndexOf('/'))) {
+      const found = [...document.querySelectorAll('.config [data-path]')].find((el) => el.dataset.path === p);
+      if (found) return found;
+    }
+    return null;
+  }
 
   function set(kind, text) {
     verdict.dataset.verdict = kind;

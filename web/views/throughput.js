@@ -2,7 +2,7 @@
 // tokens (the core's per-1e12-token figures scaled to N). Hidden while the
 // core reports no throughput.
 import { h } from '../dom.js';
-import { formatCount, formatPercent, formatSeconds, formatTflops, formatTokensPerS, parseCount, perTokens } from '../format.js';
+import { formatCount, formatPercent, formatSeconds, formatTflops, formatTokens, formatTokensPerS, parseCount, perTokens } from '../format.js';
 import { cloneSpec } from '../config.js';
 
 export function mount(root, store, actions) {
@@ -29,15 +29,15 @@ export function mount(root, store, actions) {
     root.hidden = !t;
     if (!t) return;
     const n = state.spec.tokens;
-    if (document.activeElement !== tokens) tokens.value = formatCount(n).replace(/\s/g, '');
+    if (document.activeElement !== tokens) tokens.value = formatTokens(n).replace(/\s/g, '');
     cards.replaceChildren(
       card('card-tokens', 'Tokens/s', formatTokensPerS(t.tokens_per_s), t.tokens_per_s),
       card('card-tokens-gpu', 'Tokens/s per GPU', formatTokensPerS(t.tokens_per_s_per_gpu), t.tokens_per_s_per_gpu),
       card('card-model-tflops', 'Model TFLOP/s per GPU', formatTflops(t.model_tflops_per_gpu), t.model_tflops_per_gpu),
       card('card-hw-tflops', 'Hardware TFLOP/s per GPU', formatTflops(t.hardware_tflops_per_gpu), t.hardware_tflops_per_gpu),
       card('card-mfu', 'MFU', formatPercent(t.mfu), t.mfu),
-      card('card-train-time', `Time for ${formatCount(n)} tokens`, formatSeconds(perTokens(t.seconds_per_trillion_tokens, n)), t.seconds_per_trillion_tokens),
-      card('card-gpu-hours', `GPU-hours for ${formatCount(n)} tokens`, formatCount(perTokens(t.gpu_hours_per_trillion_tokens, n), 'GPU·h'), t.gpu_hours_per_trillion_tokens),
+      card('card-train-time', `Time for ${formatTokens(n)} tokens`, formatSeconds(perTokens(t.seconds_per_trillion_tokens, n)), t.seconds_per_trillion_tokens),
+      card('card-gpu-hours', `GPU-hours for ${formatTokens(n)} tokens`, formatCount(perTokens(t.gpu_hours_per_trillion_tokens, n), 'GPU·h'), t.gpu_hours_per_trillion_tokens),
     );
     convention.textContent = t.flop_convention ? `FLOP convention: ${t.flop_convention}` : '';
   });
