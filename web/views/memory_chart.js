@@ -26,10 +26,14 @@ export function mount(root, store) {
     h('li', {}, h('span', { class: 'swatch s-capacity' }), 'HBM capacity'));
   const tableBox = h('div', { class: 'table-scroll' });
   const details = h('details', { class: 'numbers' }, h('summary', { text: 'Numbers per stage' }), tableBox);
-  root.append(chart, legend, details);
+  const empty = h('p', { class: 'note', text: 'No result yet: the configuration has problems (see above).' });
+  root.append(empty, chart, legend, details);
 
   const render = () => {
     const state = store.get();
+    empty.hidden = Boolean(state.result) || state.status === 'loading';
+    legend.hidden = !state.result;
+    details.hidden = !state.result;
     if (!state.result) return;
     draw(chart, state.result.memory);
     tableBox.replaceChildren(table(state.result.memory));
@@ -37,7 +41,7 @@ export function mount(root, store) {
   };
   onResize(chart, render);
   store.subscribe((state, previous) => {
-    if (state.result !== previous.result || state.errors !== previous.errors || state.localErrors !== previous.localErrors) render();
+    if (state.result !== previous.result || state.errors !== previous.errors || state.localErrors !== previous.localErrors || state.status !== previous.status) render();
   });
 }
 

@@ -22,7 +22,7 @@ export function mount(root, store) {
     if (state.status === 'failed') {
       set('failed', `The engine could not start: ${state.failure ?? 'unknown error'}`);
     } else if (errorCount > 0) {
-      set('invalid', `Invalid configuration: ${errorCount} ${errorCount === 1 ? 'problem' : 'problems'} (marked in the form)`);
+      set('invalid', `Invalid configuration: ${errorCount} ${errorCount === 1 ? 'problem' : 'problems'}`);
     } else if (!result) {
       set('loading', 'Loading the engine…');
     } else {
