@@ -109,6 +109,20 @@ export function effectiveSection(spec, kind, catalog) {
   return mergePatch(base, overridesToPatch(spec[kind].over));
 }
 
+// The section's effective values as overrides, for turning a preset into
+// an editable custom model or system.
+export function sectionAsOverrides(spec, kind, catalog) {
+  const effective = effectiveSection(spec, kind, catalog);
+  const over = {};
+  for (const field of FIELDS[kind]) {
+    const value = getDeep(effective, field.key);
+    if (value === undefined || value === null) continue;
+    over[field.key] = field.type === 'section' ? true : value;
+  }
+  if (spec[kind].over.num_gpus !== undefined) over.num_gpus = spec[kind].over.num_gpus;
+  return over;
+}
+
 export function presetValue(spec, kind, key, catalog) {
   if (spec[kind].preset === CUSTOM_MODEL) return undefined;
   return getDeep(presetBody(catalog, kind, spec[kind].preset), key);

@@ -5,7 +5,7 @@
 // the list at the top when no field matches.
 import { h } from '../dom.js';
 import { CUSTOM_MODEL, FIELDS, TRAINING_GROUPS, clip, fieldByKey, formatText, parseText } from '../fields.js';
-import { cloneSpec, effectiveSection, getDeep, presetValue } from '../config.js';
+import { cloneSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../config.js';
 
 const MODEL_MAIN = ['num_layers', 'hidden_size', 'num_attention_heads', 'num_kv_heads', 'head_dim', 'ffn_hidden_size', 'vocab_size'];
 const SYSTEM_MAIN = ['num_gpus', 'gpus_per_node', 'gpu.hbm_capacity_gib'];
@@ -154,9 +154,14 @@ export function mount(form, store, actions) {
       list.map((p) => h('option', { value: p.id, text: p.label || p.id })),
       h('option', { value: CUSTOM_MODEL, text: kind === 'model' ? 'Custom model (no preset)' : 'Custom system (no preset)' }));
     input.addEventListener('change', () => write((spec) => {
+      if (input.value === CUSTOM_MODEL) {
+        // A custom model or system starts as a copy of the current one.
+        spec[kind].over = sectionAsOverrides(spec, kind, store.get().catalog);
+      } else {
+        // Keep the GPU count, drop the overrides of the previous preset.
+        spec[kind].over = kind === 'system' && spec.system.over.num_gpus !== undefined ? { num_gpus: spec.system.over.num_gpus } : {};
+      }
       spec[kind].preset = input.value;
-      // Keep the GPU count, drop the overrides of the previous preset.
-      spec[kind].over = kind === 'system' && spec.system.over.num_gpus !== undefined ? { num_gpus: spec.system.over.num_gpus } : {};
     }, true));
     const source = h('p', { class: 'preset-source' });
     const root = h('div', { class: 'field field-preset', dataset: { path } },
