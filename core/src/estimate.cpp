@@ -4,6 +4,7 @@
 #include "memory/stage_memory.h"
 #include "model/model_plan.h"
 #include "model/param_count.h"
+#include "time/step_time.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/units.h"
 
@@ -42,6 +43,7 @@ Estimate estimate(const Config& config) {
   const ModelPlan plan = build_model_plan(config);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
   result.memory.stages = estimate_stage_memory(config, plan);
+  estimate_time(config, plan, result.memory.stages, result);
   for (const StageMemory& s : result.memory.stages) {
     if (s.peak_bytes > result.memory.peak_bytes) {
       result.memory.peak_bytes = s.peak_bytes;

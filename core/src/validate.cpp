@@ -84,6 +84,9 @@ void validate_parallel(const Config& config, Checker& c) {
   }
   c.require(p.vpp == 1 || p.pp > 1, "/training/vpp",
             "must be 1 when pp is 1 (interleaving needs pipeline stages), got " + str(p.vpp));
+  c.require(p.vpp == 1 || t.num_micro_batches % p.pp == 0, "/training/vpp",
+            "interleaving needs the number of micro-batches (" + str(t.num_micro_batches) +
+                ") to be a multiple of pp (" + str(p.pp) + ")");
   c.require(p.pp > 1 || (!p.num_layers_in_first_stage && !p.num_layers_in_last_stage),
             "/training/pp", "must be greater than 1 to set num_layers_in_first/last_stage");
   c.require(!t.moe.pad_to_capacity || t.moe.capacity_factor > 0.0,

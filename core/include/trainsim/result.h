@@ -44,9 +44,82 @@ struct MemoryEstimate {
   std::vector<StageMemory> stages;
 };
 
+// Where the step's time goes on the critical stage. The parts add up to
+// iteration_s: everything inside the pipeline (compute, exposed in-layer and
+// p2p communication, bubble) plus the straggler slowdown, the exposed
+// data-parallel communication and the optimizer step.
+struct TimeBreakdown {
+  double forward_s = 0.0;
+  double backward_s = 0.0;
+  double recompute_s = 0.0;
+  double tp_comm_exposed_s = 0.0;
+  double cp_comm_exposed_s = 0.0;
+  double ep_comm_exposed_s = 0.0;
+  double pp_comm_exposed_s = 0.0;
+  double bubble_s = 0.0;
+  double straggler_s = 0.0;
+  double dp_comm_exposed_s = 0.0;
+  double optimizer_s = 0.0;
+  double total() const {
+    return forward_s + backward_s + recompute_s + tp_comm_exposed_s + cp_comm_exposed_s +
+           ep_comm_exposed_s + pp_comm_exposed_s + bubble_s + straggler_s + dp_comm_exposed_s +
+           optimizer_s;
+  }
+};
+
+struct StageTime {
+  int64_t stage = 0;
+  double forward_per_micro_batch_s = 0.0;   ///< all chunks, incl. exposed in-layer comm
+  double backward_per_micro_batch_s = 0.0;  ///< all chunks, incl. recompute and its comm
+  double pipeline_s = 0.0;                  ///< when its last backward ends
+  double dp_comm_s = 0.0;                   ///< reduce-scatter + all-gather, before overlap
+  double dp_comm_exposed_s = 0.0;
+  double optimizer_s = 0.0;
+  double total_s = 0.0;                     ///< its step time
+  TimeBreakdown breakdown;
+};
+
+struct TimeEstimate {
+  double iteration_s = 0.0;
+  int64_t critical_stage = 0;
+  TimeBreakdown breakdown;  ///< of the critical stage
+  std::vector<StageTime> stages;
+  int64_t measured_efficiency_lookups = 0;  ///< GEMM/attention passes priced from measured tables
+  int64_t model_efficiency_lookups = 0;     ///< priced from the shape model or flat values
+};
+
+struct Throughput {
+  double tokens_per_step = 0.0;
+  double tokens_per_s = 0.0;
+  double tokens_per_s_per_gpu = 0.0;
+  double model_flops_per_step = 0.0;       ///< Megatron-LM convention (causal attention halved)
+  double model_tflops_per_gpu = 0.0;
+  double mfu = 0.0;                        ///< model_tflops_per_gpu / peak
+  double hardware_tflops_per_gpu = 0.0;    ///< executed FLOPs incl. recompute (full attention)
+  std::string flop_convention;
+  double seconds_per_trillion_tokens = 0.0;
+  double gpu_hours_per_trillion_tokens = 0.0;
+};
+
+struct TimelineSpan {
+  std::string kind;  ///< forward, backward, send, recv, dp_comm, optimizer
+  int64_t micro_batch = -1;
+  int64_t chunk = -1;
+  double start_s = 0.0;
+  double end_s = 0.0;
+};
+
+struct Timeline {
+  bool included = false;                      ///< false when too large to list
+  std::vector<std::vector<TimelineSpan>> stages;
+};
+
 struct Estimate {
   ModelSummary model;
   MemoryEstimate memory;
+  TimeEstimate time;
+  Throughput throughput;
+  Timeline timeline;
   bool fits = true;
   std::vector<std::string> reasons;  ///< why the plan is infeasible (empty when it fits)
   std::vector<std::string> notes;    ///< assumptions worth knowing about this result

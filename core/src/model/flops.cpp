@@ -1,0 +1,102 @@
+#include "model/flops.h"
+
+namespace trainsim {
+namespace {
+
+double d(int64_t value) { return static_cast<double>(value); }
+
+// Per-token attention projection FLOPs of one layer (forward multiply-adds x 2 x 3).
+double attention_linear_flops(const ModelSpec& m) {
+  const double h = d(m.hidden_size), a = d(m.num_attention_heads);
+  if (m.mla) {
+    const MlaSpec& l = *m.mla;
+    const double qk = d(l.qk_nope_head_dim + l.qk_rope_head_dim);
+    const double q_term = l.q_lora_rank > 0 ? d(l.q_lora_rank) * (h + a * qk + 1.0) : h * a * qk;
+    return 6.0 * (q_term + d(l.kv_lora_rank) * (h + a * d(l.qk_nope_head_dim + l.v_head_dim) + 1.0) +
+                  h * d(l.qk_rope_head_dim) + a * d(l.v_head_dim) * h);
+  }
+  const double q = a * d(m.head_dim);
+  return 6.0 * (h * (q + 2.0 * d(m.head_dim) * d(m.num_kv_heads)) + q * h);
+}
+
+// Per (token x attended token) core-attention FLOPs of one layer, causal halved.
+double core_attention_flops(const ModelSpec& m) {
+  const double a = d(m.num_attention_heads);
+  if (m.mla) {
+    const MlaSpec& l = *m.mla;
+    return 6.0 * (a * d(l.qk_nope_head_dim + l.qk_rope_head_dim) / 2.0 + a * d(l.v_head_dim) / 2.0);
+  }
+  return 6.0 * a * d(m.head_dim);
+}
+
+double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
+  const double h = d(m.hidden_size);
+  const double glu = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
+  double mlp = 0.0;  // per token, all layers
+  if (m.moe) {
+    const MoeSpec& e = *m.moe;
+    const double moe_layers = d(m.num_layers - e.num_dense_layers);
+    mlp = 2.0 * 3.0 * h *
+          (glu * d(m.ffn_hidden_size) * d(e.num_dense_layers) +
+           (glu * d(e.expert_ffn_hidden_size) * d(e.top_k) +
+            glu * d(e.shared_expert_ffn_hidden_size)) *
+               moe_layers);
+  } else {
+    mlp = 2.0 * 3.0 * h * glu * d(m.ffn_hidden_size) * d(m.num_layers);
+  }
+  const double layers = d(m.num_layers);
+  const double tokens = sequences * d(seq_len);
+  const double logits = 6.0 * h * d(m.vocab_size);
+  return tokens * (mlp + attention_linear_flops(m) * layers + logits) +
+         sequences * d(seq_len) * d(seq_len) * core_attention_flops(m) * layers;
+}
+
+double megatron_legacy_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
+  const double h = d(m.hidden_size), s = d(seq_len), layers = d(m.num_layers);
+  const double a = d(m.num_attention_heads), g = d(m.num_kv_heads);
+  const double q_over_h = a * d(m.head_dim) / h;
+  const double glu = m.activation == Activation::kSwiglu ? 1.5 : 1.0;
+  double ffn = d(m.ffn_hidden_size);
+  if (m.moe) {
+    ffn = d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) +
+          d(m.moe->shared_expert_ffn_hidden_size);
+  }
+  return 12.0 * sequences * s * layers * h * h *
+         ((1.0 + g / a + s / h) * q_over_h + ffn / h * glu + d(m.vocab_size) / (2.0 * layers * h));
+}
+
+}  // namespace
+
+const char* flop_convention_name(FlopConvention convention) {
+  switch (convention) {
+    case FlopConvention::kMegatron:
+      return "megatron: Megatron-LM num_floating_point_operations (2025+), causal attention "
+             "halved, recompute not counted";
+    case FlopConvention::kMegatronLegacy:
+      return "megatron_legacy: Megatron-LM before 2025-03, full (non-causal) attention";
+    case FlopConvention::kNarayanan2021:
+      return "narayanan2021: 96Bslh^2(1+s/6h+V/16lh), includes full-recompute forward";
+    case FlopConvention::kKorthikanti2022:
+      return "korthikanti2022: model FLOPs 72BLsh^2(1+s/6h+V/12hL)";
+  }
+  return "";
+}
+
+double model_flops_per_step(const ModelSpec& m, int64_t seq_len, double sequences,
+                            FlopConvention convention) {
+  const double h = d(m.hidden_size), s = d(seq_len), layers = d(m.num_layers);
+  const double v = d(m.vocab_size);
+  switch (convention) {
+    case FlopConvention::kMegatron:
+      return megatron_flops(m, seq_len, sequences);
+    case FlopConvention::kMegatronLegacy:
+      return megatron_legacy_flops(m, seq_len, sequences);
+    case FlopConvention::kNarayanan2021:
+      return 96.0 * sequences * s * layers * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * layers * h));
+    case FlopConvention::kKorthikanti2022:
+      return 72.0 * sequences * layers * s * h * h * (1.0 + s / (6.0 * h) + v / (12.0 * h * layers));
+  }
+  return 0.0;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,43 @@
+// Per-micro-batch time of one virtual pipeline chunk: the sum over its ops of
+// forward, backward (data + weight gradients) and recompute, with their
+// collectives kept apart by kind so exposed communication can be reported.
+#pragma once
+
+#include <vector>
+
+#include "model/model_plan.h"
+#include "time/op_time.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+struct ChunkTime {
+  double forward_s = 0.0;      ///< compute only
+  double backward_s = 0.0;     ///< data + weight gradients, compute only
+  double recompute_s = 0.0;
+  CommTimes forward_comm;
+  CommTimes backward_comm;
+  CommTimes recompute_comm;
+  double executed_flops = 0.0;  ///< forward + backward + recompute FLOPs as priced
+  int measured_lookups = 0;
+  int model_lookups = 0;
+
+  double forward_phase_s() const { return forward_s + forward_comm.total(); }
+  double backward_phase_s() const {
+    return backward_s + backward_comm.total() + recompute_s + recompute_comm.total();
+  }
+  CommTimes comm() const {
+    CommTimes all = forward_comm;
+    all += backward_comm;
+    all += recompute_comm;
+    return all;
+  }
+};
+
+// Times of every distinct block of the plan (index = block id).
+std::vector<std::vector<OpTime>> block_op_times(const Config& config, const ModelPlan& plan);
+
+ChunkTime chunk_time(const Config& config,
+                     const std::vector<std::vector<OpTime>>& per_op, const ChunkPlan& chunk);
+
+}  // namespace trainsim

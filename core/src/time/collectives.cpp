@@ -1,0 +1,147 @@
+#include "time/collectives.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainsim {
+namespace {
+
+const LinkSpec& select_link(const SystemSpec& system, int64_t span) {
+  if (span > system.gpus_per_node) return system.inter_node;
+  for (const LinkSpec& tier : system.intra_node_tiers) {
+    if (span <= tier.max_group_size) return tier;
+  }
+  return system.intra_node;
+}
+
+struct RingCost {
+  double data_factor = 0.0;  ///< fraction of the tensor each rank sends
+  double steps = 0.0;        ///< latency-bound steps
+};
+
+RingCost ring_cost(CollectiveKind kind, double n) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return {2.0 * (n - 1.0) / n, 2.0 * (n - 1.0)};
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllToAll:
+      return {(n - 1.0) / n, n - 1.0};
+    case CollectiveKind::kP2p:
+      return {1.0, 1.0};
+  }
+  return {};
+}
+
+double link_time_s(CollectiveKind kind, double sent, double steps, const LinkSpec& link,
+                   double bandwidth) {
+  const CollectiveSpec& measured = link.collectives[static_cast<size_t>(kind)];
+  const double efficiency = measured.efficiency > 0.0 ? measured.efficiency : link.efficiency;
+  const double latency = measured.latency_s >= 0.0 ? measured.latency_s : link.latency_s;
+  return sent / (bandwidth * efficiency) + latency * steps;
+}
+
+}  // namespace
+
+double p2p_time_s(double bytes, bool crosses_nodes, const SystemSpec& system) {
+  if (bytes <= 0.0) return 0.0;
+  const LinkSpec& link = crosses_nodes ? system.inter_node : select_link(system, 2);
+  return link_time_s(CollectiveKind::kP2p, bytes, 1.0, link, link.bandwidth_bytes_per_s);
+}
+
+bool pipeline_boundary_crosses_nodes(int64_t stage, int64_t pp, int64_t world,
+                                     int64_t gpus_per_node) {
+  const int64_t per_stage = world / pp;
+  const int64_t next = (stage + 1) % pp;  // the interleaved schedule wraps to stage 0
+  const int64_t first = std::min(stage, next) * per_stage;
+  const int64_t last = (std::max(stage, next) + 1) * per_stage - 1;
+  return first / gpus_per_node != last / gpus_per_node;
+}
+
+GroupGeometry group_geometry(Group group, const ParallelSpec& p, int64_t world) {
+  const int64_t expert_dp = world / (p.ep * p.etp * p.pp);
+  switch (group) {
+    case Group::kTp:
+      return {p.tp, 1};
+    case Group::kCp:
+      return {p.cp, p.tp};
+    case Group::kEp:
+      return {p.ep, p.etp};
+    case Group::kEtp:
+      return {p.etp, 1};
+    case Group::kDp:
+      return {p.dp * p.cp, p.tp};
+    case Group::kEdp:
+      return {expert_dp, p.ep * p.etp};
+    case Group::kPp:
+      return {2, world / p.pp};
+  }
+  return {};
+}
+
+Group comm_group(CommGroup group) {
+  switch (group) {
+    case CommGroup::kTp:
+      return Group::kTp;
+    case CommGroup::kCp:
+      return Group::kCp;
+    case CommGroup::kEp:
+      return Group::kEp;
+    case CommGroup::kEtp:
+      return Group::kEtp;
+  }
+  return Group::kTp;
+}
+
+CollectiveKind collective_kind(Collective collective) {
+  switch (collective) {
+    case Collective::kAllReduce:
+      return CollectiveKind::kAllReduce;
+    case Collective::kAllGather:
+      return CollectiveKind::kAllGather;
+    case Collective::kReduceScatter:
+      return CollectiveKind::kReduceScatter;
+    case Collective::kAllToAll:
+      return CollectiveKind::kAllToAll;
+  }
+  return CollectiveKind::kAllReduce;
+}
+
+double collective_time_s(CollectiveKind kind, double bytes, Group group, const ParallelSpec& p,
+                         const SystemSpec& system) {
+  const int64_t world = p.tp * p.pp * p.dp * p.cp;
+  const GroupGeometry geometry = group_geometry(group, p, world);
+  const double n = static_cast<double>(geometry.size);
+  if (geometry.size <= 1 || bytes <= 0.0) return 0.0;
+  const LinkSpec& link = select_link(system, geometry.span());
+  const bool inter = geometry.span() > system.gpus_per_node;
+  const RingCost ring = ring_cost(kind, n);
+  double sent = bytes * ring.data_factor;
+  if (group == Group::kDp && !inter) {
+    // Measured fixed bandwidth of data-parallel collectives (PCIe boxes).
+    const auto& table = kind == CollectiveKind::kAllGather     ? link.dp_all_gather_bytes_per_s
+                        : kind == CollectiveKind::kReduceScatter ? link.dp_reduce_scatter_bytes_per_s
+                                                                 : link.dp_all_gather_bytes_per_s;
+    if (kind != CollectiveKind::kAllReduce) {
+      const auto it = table.find(geometry.size);
+      if (it != table.end()) return sent / it->second;
+    }
+  }
+  double bandwidth = link.bandwidth_bytes_per_s;
+  if (inter) {
+    const auto per_node = static_cast<double>(system.gpus_per_node);
+    if (kind == CollectiveKind::kAllToAll) {
+      // Only the share addressed to other nodes crosses the NICs.
+      const double nodes = std::max(1.0, std::ceil(n / per_node));
+      sent *= (nodes - 1.0) / nodes;
+    } else if (kind != CollectiveKind::kP2p) {
+      // A ring crossing nodes uses the NICs of all its members inside a node.
+      const double stride = static_cast<double>(geometry.stride);
+      const double members = stride >= per_node ? 1.0 : std::min(n, per_node / stride);
+      bandwidth *= members;
+    }
+  }
+  return link_time_s(kind, sent, ring.steps, link, bandwidth);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,44 @@
+// Communication groups and collective times.
+//
+// Rank order is Megatron's default tp-cp-ep-dp-pp (tp innermost;
+// megatron/core/parallel_state.py RankGenerator), expert groups etp-ep-edp.
+// A group of n ranks with stride s spans n * s consecutive ranks: it stays on
+// NVLink/PCIe when the span fits in a node, else it crosses the inter-node
+// fabric. Time (ring alpha-beta model; Thakur et al. 2005, NCCL performance
+// notes): all-reduce moves 2(n-1)/n of the data in 2(n-1) steps, all-gather,
+// reduce-scatter and all-to-all (n-1)/n in n-1 steps, p2p the data in one.
+#pragma once
+
+#include <cstdint>
+
+#include "model/op.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+enum class Group : uint8_t { kTp, kCp, kEp, kEtp, kDp, kEdp, kPp };
+
+struct GroupGeometry {
+  int64_t size = 1;    ///< ranks in the group
+  int64_t stride = 1;  ///< rank distance between members
+  int64_t span() const { return size * stride; }
+};
+
+GroupGeometry group_geometry(Group group, const ParallelSpec& parallel, int64_t world);
+
+// Seconds for one collective of `bytes` (full logical tensor) over `group`.
+double collective_time_s(CollectiveKind kind, double bytes, Group group,
+                         const ParallelSpec& parallel, const SystemSpec& system);
+
+// One point-to-point transfer between adjacent pipeline stages.
+double p2p_time_s(double bytes, bool crosses_nodes, const SystemSpec& system);
+
+// Whether stage `stage` and stage + 1 sit on different nodes (pp is the
+// outermost dimension: stage s owns ranks [s * world/pp, (s + 1) * world/pp)).
+bool pipeline_boundary_crosses_nodes(int64_t stage, int64_t pp, int64_t world,
+                                     int64_t gpus_per_node);
+
+Group comm_group(CommGroup group);
+CollectiveKind collective_kind(Collective collective);
+
+}  // namespace trainsim

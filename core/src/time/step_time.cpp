@@ -1,0 +1,228 @@
+#include "time/step_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/flops.h"
+#include "time/chunk_time.h"
+#include "time/collectives.h"
+#include "time/dp_optimizer_time.h"
+#include "time/pipeline_schedule.h"
+
+namespace trainsim {
+namespace {
+
+// Timelines beyond this many pipeline passes are omitted (too large to draw).
+constexpr int64_t kMaxTimelinePasses = 4096;
+
+double d(int64_t value) { return static_cast<double>(value); }
+
+// Activations (or their gradients) crossing a stage boundary: [b, s/cp(/tp under
+// SP), h] bf16. boundary[s] is the transfer between stage s and s + 1 (the last
+// entry wraps to stage 0, used by the interleaved schedule).
+std::vector<double> boundary_p2p_s(const Config& config) {
+  const TrainingSpec& t = config.training;
+  const ParallelSpec& p = t.parallel;
+  std::vector<double> boundary(static_cast<size_t>(p.pp), 0.0);
+  if (p.pp == 1) return boundary;
+  double bytes = d(t.micro_batch_size) * d(t.seq_len) * d(config.model.hidden_size) * 2.0 / d(p.cp);
+  if (p.sequence_parallel) bytes /= d(p.tp);
+  for (int64_t s = 0; s < p.pp; ++s) {
+    const bool inter = pipeline_boundary_crosses_nodes(s, p.pp, config.system.num_gpus,
+                                                       config.system.gpus_per_node);
+    boundary[static_cast<size_t>(s)] = p2p_time_s(bytes, inter, config.system);
+  }
+  return boundary;
+}
+
+StageP2pTimes stage_p2p(int64_t stage, int64_t pp, const std::vector<double>& boundary) {
+  StageP2pTimes t;
+  if (pp == 1) return t;
+  const auto s = static_cast<size_t>(stage);
+  t.forward_recv_s = stage == 0 ? 0.0 : boundary[s - 1];
+  t.forward_send_s = stage == pp - 1 ? 0.0 : boundary[s];
+  t.backward_recv_s = t.forward_send_s;
+  t.backward_send_s = t.forward_recv_s;
+  return t;
+}
+
+// Transfers one micro-batch makes on a stage: every virtual chunk receives and
+// sends in both directions except the very first and last chunk of the model.
+double p2p_per_micro_batch_s(int64_t stage, const ParallelSpec& p,
+                             const std::vector<double>& boundary) {
+  if (p.pp == 1) return 0.0;
+  const StageP2pTimes own = stage_p2p(stage, p.pp, boundary);
+  const double wrap = boundary.back();
+  const double extra_chunks = d(p.vpp - 1);
+  double total = own.forward_recv_s + own.forward_send_s + own.backward_recv_s + own.backward_send_s;
+  // Later (earlier) chunks of the first (last) stage also receive (send) across the wrap.
+  const double in = stage == 0 ? wrap : own.forward_recv_s;
+  const double out = stage == p.pp - 1 ? wrap : own.forward_send_s;
+  total += extra_chunks * 2.0 * (in + out);
+  return total;
+}
+
+// SimuMax's empirical straggler model (perf_llm.py): slowdown grows with the
+// number of nodes a data-parallel group spans.
+double straggler_ratio(const Config& config) {
+  const ParallelSpec& p = config.training.parallel;
+  const double c = config.system.straggler_coefficient;
+  const int64_t world = config.system.num_gpus;
+  const int64_t nodes = (world + config.system.gpus_per_node - 1) / config.system.gpus_per_node;
+  const int64_t expert_dp = world / (p.ep * p.etp * p.pp);
+  const double n = d(std::max<int64_t>(1, std::min({nodes, p.dp, expert_dp})));
+  if (c <= 0.0 || n <= 1.0) return 1.0;
+  const double x = std::log2(n);
+  return 1.0 + x / (x + 1.0) * c * std::sqrt(x);
+}
+
+// Megatron overlaps the gradient reduce-scatter with the last micro-batch's
+// backward (--overlap-grad-reduce) and the parameter all-gather with the first
+// forward (--overlap-param-gather); the last bucket always stays exposed.
+double exposed_dp_s(const Config& config, const DpTime& dp, double forward_s, double backward_s) {
+  const OverlapSpec& o = config.training.overlap;
+  auto exposed = [](double comm, double window, double buckets) {
+    const double tail = buckets > 0.0 ? comm / buckets : comm;
+    return std::max(tail, comm - window);
+  };
+  const double reduce = o.grad_reduce ? exposed(dp.reduce_scatter_s, backward_s, dp.reduce_buckets)
+                                      : dp.reduce_scatter_s;
+  const double gather = o.param_gather ? exposed(dp.all_gather_s, forward_s, dp.gather_buckets)
+                                       : dp.all_gather_s;
+  return reduce + gather;
+}
+
+const char* event_kind(EventKind kind) {
+  switch (kind) {
+    case EventKind::kForward:
+      return "forward";
+    case EventKind::kBackward:
+      return "backward";
+    case EventKind::kSend:
+      return "send";
+    case EventKind::kRecv:
+      return "recv";
+  }
+  return "";
+}
+
+void fill_throughput(const Config& config, const std::vector<double>& stage_flops,
+                     Estimate& out) {
+  const TrainingSpec& t = config.training;
+  const ParallelSpec& p = t.parallel;
+  Throughput& tp = out.throughput;
+  const double world = d(config.system.num_gpus);
+  const double sequences = d(t.micro_batch_size) * d(t.num_micro_batches) * d(p.dp);
+  const double step = out.time.iteration_s;
+  tp.tokens_per_step = sequences * d(t.seq_len);
+  tp.tokens_per_s = tp.tokens_per_step / step;
+  tp.tokens_per_s_per_gpu = tp.tokens_per_s / world;
+  tp.model_flops_per_step =
+      model_flops_per_step(config.model, t.seq_len, sequences, FlopConvention::kMegatron);
+  tp.model_tflops_per_gpu = tp.model_flops_per_step / step / world / 1e12;
+  const GpuSpec& gpu = config.system.gpu;
+  const double peak = t.dtype == Dtype::kFp8 && gpu.peak_fp8_flops_per_s > 0.0
+                          ? gpu.peak_fp8_flops_per_s
+                          : (t.dtype == Dtype::kFp16 ? gpu.peak_fp16_flops_per_s
+                                                     : gpu.peak_bf16_flops_per_s);
+  tp.mfu = tp.model_tflops_per_gpu * 1e12 / peak;
+  double executed = 0.0;  // every GPU of a stage executes that stage's FLOPs
+  for (const double flops : stage_flops) executed += flops;
+  tp.hardware_tflops_per_gpu = executed / d(stage_flops.size()) / step / 1e12;
+  tp.flop_convention = flop_convention_name(FlopConvention::kMegatron);
+  tp.seconds_per_trillion_tokens = 1e12 / tp.tokens_per_s;
+  tp.gpu_hours_per_trillion_tokens = tp.seconds_per_trillion_tokens * world / 3600.0;
+}
+
+}  // namespace
+
+void estimate_time(const Config& config, const ModelPlan& plan,
+                   const std::vector<StageMemory>& memory, Estimate& out) {
+  const TrainingSpec& t = config.training;
+  const ParallelSpec& p = t.parallel;
+  const int64_t micro_batches = t.num_micro_batches;
+  const double mbc = d(micro_batches);
+  const auto per_op = block_op_times(config, plan);
+  const std::vector<double> boundary = boundary_p2p_s(config);
+  ScheduleInput schedule;
+  schedule.num_micro_batches = micro_batches;
+  schedule.interleaved_p2p_s = *std::max_element(boundary.begin(), boundary.end());
+  schedule.record_timeline = p.pp * p.vpp * micro_batches <= kMaxTimelinePasses;
+  std::vector<ChunkTime> stage_totals(plan.stages.size());
+  std::vector<double> stage_flops(plan.stages.size(), 0.0);
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    schedule.phases.emplace_back();
+    for (const ChunkPlan& chunk : plan.stages[s]) {
+      const ChunkTime ct = chunk_time(config, per_op, chunk);
+      schedule.phases.back().push_back({ct.forward_phase_s(), ct.backward_phase_s()});
+      ChunkTime& total = stage_totals[s];
+      total.forward_s += ct.forward_s;
+      total.backward_s += ct.backward_s;
+      total.recompute_s += ct.recompute_s;
+      total.forward_comm += ct.forward_comm;
+      total.backward_comm += ct.backward_comm;
+      total.recompute_comm += ct.recompute_comm;
+      stage_flops[s] += mbc * ct.executed_flops;
+      out.time.measured_efficiency_lookups += ct.measured_lookups;
+      out.time.model_efficiency_lookups += ct.model_lookups;
+    }
+    schedule.p2p.push_back(stage_p2p(static_cast<int64_t>(s), p.pp, boundary));
+  }
+  const ScheduleResult pipeline = simulate_pipeline(schedule);
+  const double ratio = straggler_ratio(config);
+  TimeEstimate& time = out.time;
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const ChunkTime& c = stage_totals[s];
+    StageTime st;
+    st.stage = static_cast<int64_t>(s);
+    st.forward_per_micro_batch_s = c.forward_phase_s();
+    st.backward_per_micro_batch_s = c.backward_phase_s();
+    st.pipeline_s = pipeline.stage_finish_s[s];
+    const DpTime dp = dp_comm_time(config, memory[s].dense_parameters, memory[s].expert_parameters);
+    st.dp_comm_s = dp.total();
+    st.dp_comm_exposed_s =
+        exposed_dp_s(config, dp, st.forward_per_micro_batch_s, st.backward_per_micro_batch_s);
+    st.optimizer_s = optimizer_time_s(config, memory[s].dense_parameters, memory[s].expert_parameters);
+    st.total_s = ratio * pipeline.makespan_s + st.dp_comm_exposed_s + st.optimizer_s;
+    TimeBreakdown& b = st.breakdown;
+    const CommTimes comm = c.comm();
+    b.forward_s = mbc * c.forward_s;
+    b.backward_s = mbc * c.backward_s;
+    b.recompute_s = mbc * c.recompute_s;
+    b.tp_comm_exposed_s = mbc * comm.tp_s;
+    b.cp_comm_exposed_s = mbc * comm.cp_s;
+    b.ep_comm_exposed_s = mbc * comm.ep_s;
+    const double busy = b.forward_s + b.backward_s + b.recompute_s + b.tp_comm_exposed_s +
+                        b.cp_comm_exposed_s + b.ep_comm_exposed_s;
+    const double idle = std::max(0.0, pipeline.makespan_s - busy);
+    b.pp_comm_exposed_s = std::min(idle, mbc * p2p_per_micro_batch_s(st.stage, p, boundary));
+    b.bubble_s = idle - b.pp_comm_exposed_s;
+    b.straggler_s = (ratio - 1.0) * pipeline.makespan_s;
+    b.dp_comm_exposed_s = st.dp_comm_exposed_s;
+    b.optimizer_s = st.optimizer_s;
+    if (st.total_s > time.iteration_s) {
+      time.iteration_s = st.total_s;
+      time.critical_stage = st.stage;
+    }
+    time.stages.push_back(st);
+  }
+  time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
+  out.timeline.included = schedule.record_timeline;
+  if (schedule.record_timeline) {
+    for (size_t s = 0; s < pipeline.timeline.size(); ++s) {
+      std::vector<TimelineSpan> spans;
+      spans.reserve(pipeline.timeline[s].size() + 2);
+      for (const TimelineEvent& e : pipeline.timeline[s]) {
+        spans.push_back({event_kind(e.kind), e.micro_batch, e.chunk, e.start_s, e.end_s});
+      }
+      const StageTime& st = time.stages[s];
+      const double end = ratio * pipeline.makespan_s;
+      spans.push_back({"dp_comm", -1, -1, end, end + st.dp_comm_exposed_s});
+      spans.push_back({"optimizer", -1, -1, end + st.dp_comm_exposed_s, st.total_s});
+      out.timeline.stages.push_back(std::move(spans));
+    }
+  }
+  fill_throughput(config, stage_flops, out);
+}
+
+}  // namespace trainsim
