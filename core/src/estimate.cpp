@@ -1,6 +1,7 @@
 // The estimator pipeline: the only place that knows the order of the parts.
 #include <algorithm>
 
+#include "memory/reference_formulas.h"
 #include "memory/stage_memory.h"
 #include "model/model_plan.h"
 #include "model/param_count.h"
@@ -43,6 +44,10 @@ Estimate estimate(const Config& config) {
   const ModelPlan plan = build_model_plan(config);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
   result.memory.stages = estimate_stage_memory(config, plan);
+  result.memory.korthikanti2022_activations_bytes =
+      korthikanti_activation_bytes(config.model, config.training);
+  result.memory.megatron_theoretical_bytes =
+      megatron_theoretical_memory_bytes(config.model, config.training);
   estimate_time(config, plan, result.memory.stages, result);
   for (const StageMemory& s : result.memory.stages) {
     if (s.peak_bytes > result.memory.peak_bytes) {

@@ -42,6 +42,9 @@ struct MemoryEstimate {
   double capacity_bytes = 0.0;  ///< GPU HBM capacity
   int64_t peak_stage = 0;
   std::vector<StageMemory> stages;
+  /// Closed-form references, for comparison only (see memory/reference_formulas.h).
+  double korthikanti2022_activations_bytes = 0.0;
+  double megatron_theoretical_bytes = 0.0;
 };
 
 // Where the step's time goes on the critical stage. The parts add up to
