@@ -36,7 +36,7 @@ std::string estimate_json(std::string_view config_text) {
     Config config;
     Issues issues;
     if (!parse_config(config_text, config, issues)) return io::errors_envelope(issues);
-    return io::result_envelope(io::estimate_to_json(estimate(config)));
+    return io::estimate_envelope(estimate(config));
   });
 }
 

@@ -15,6 +15,31 @@ const char* kLlama70bConfig = R"({
   "system": {"preset": "h100-sxm-80gb", "num_gpus": 1024}
 })";
 
+// Issue "Time model": a 128-layer MoE model with pp=16, vpp=2 and 64 micro-batches
+// (the full pipeline simulation and timeline included) must stay under 1 ms.
+const char* kMoe128Config = R"({
+  "model": {"preset": "deepseek-v3", "num_layers": 128},
+  "training": {"seq_len": 4096, "micro_batch_size": 1, "num_micro_batches": 64, "tp": 1, "pp": 16,
+               "vpp": 2, "ep": 8, "recompute": {"granularity": "selective", "modules": ["moe_act"]}},
+  "system": {"preset": "h100-sxm-80gb", "num_gpus": 128}
+})";
+
+void BM_EstimateMoe128LayersPp16Vpp2Mb64(benchmark::State& state) {
+  trainsim::Config config;
+  trainsim::Issues issues;
+  if (!trainsim::parse_config(kMoe128Config, config, issues)) {
+    state.SkipWithError("config did not parse");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(trainsim::estimate(config));
+}
+BENCHMARK(BM_EstimateMoe128LayersPp16Vpp2Mb64)->Unit(benchmark::kMicrosecond);
+
+void BM_EstimateJsonMoe128LayersPp16Vpp2Mb64(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(trainsim::estimate_json(kMoe128Config));
+}
+BENCHMARK(BM_EstimateJsonMoe128LayersPp16Vpp2Mb64)->Unit(benchmark::kMicrosecond);
+
 void BM_EstimateJson80Layers(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(trainsim::estimate_json(kLlama70bConfig));
 }

@@ -1,5 +1,7 @@
 #include "io/result_json.h"
 
+#include <cstdio>
+
 #include "trainsim/trainsim.h"
 
 namespace trainsim::io {
@@ -71,22 +73,6 @@ nlohmann::json throughput_to_json(const Throughput& t) {
           {"gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens}};
 }
 
-nlohmann::json timeline_to_json(const Timeline& t) {
-  nlohmann::json stages = nlohmann::json::array();
-  for (size_t s = 0; s < t.stages.size(); ++s) {
-    nlohmann::json events = nlohmann::json::array();
-    for (const TimelineSpan& e : t.stages[s]) {
-      events.push_back({{"kind", e.kind},
-                        {"micro_batch", e.micro_batch},
-                        {"chunk", e.chunk},
-                        {"start_s", e.start_s},
-                        {"end_s", e.end_s}});
-    }
-    stages.push_back({{"stage", s}, {"events", events}});
-  }
-  return {{"included", t.included}, {"stages", stages}};
-}
-
 }  // namespace
 
 nlohmann::json estimate_to_json(const Estimate& e) {
@@ -109,10 +95,41 @@ nlohmann::json estimate_to_json(const Estimate& e) {
             {"stages", stages}}},
           {"time", time_to_json(e.time)},
           {"throughput", throughput_to_json(e.throughput)},
-          {"timeline", timeline_to_json(e.timeline)},
           {"fits", e.fits},
           {"reasons", e.reasons},
           {"notes", e.notes}};
+}
+
+// The timeline can hold tens of thousands of events: it is written directly as
+// text, each event a compact array in the order of "columns".
+std::string timeline_json_text(const Timeline& t) {
+  std::string out = "{\"included\":";
+  out += t.included ? "true" : "false";
+  out += ",\"columns\":[\"kind\",\"micro_batch\",\"chunk\",\"start_s\",\"end_s\"],\"stages\":[";
+  char number[64];
+  for (size_t s = 0; s < t.stages.size(); ++s) {
+    if (s > 0) out += ',';
+    out += "{\"stage\":" + std::to_string(s) + ",\"events\":[";
+    bool first = true;
+    for (const TimelineSpan& e : t.stages[s]) {
+      out += first ? "[\"" : ",[\"";
+      first = false;
+      out += e.kind;
+      std::snprintf(number, sizeof number, "\",%lld,%lld,%.9g,%.9g]",
+                    static_cast<long long>(e.micro_batch), static_cast<long long>(e.chunk),
+                    e.start_s, e.end_s);
+      out += number;
+    }
+    out += "]}";
+  }
+  return out + "]}";
+}
+
+std::string estimate_envelope(const Estimate& estimate) {
+  std::string result = dump(estimate_to_json(estimate));
+  result.pop_back();  // the closing brace: the timeline joins the result object
+  return "{\"schema_version\":" + std::to_string(kSchemaVersion) + ",\"ok\":true,\"result\":" +
+         result + ",\"timeline\":" + timeline_json_text(estimate.timeline) + "}}";
 }
 
 std::string dump(const nlohmann::json& value, int indent) {

@@ -12,6 +12,9 @@ namespace trainsim::io {
 
 nlohmann::json estimate_to_json(const Estimate& estimate);
 
+// The full estimate envelope, timeline included.
+std::string estimate_envelope(const Estimate& estimate);
+
 // {"schema_version":1,"ok":true,"result":...}
 std::string result_envelope(const nlohmann::json& result);
 // {"schema_version":1,"ok":false,"errors":[{"path":...,"message":...}]}
