@@ -18,7 +18,7 @@ ModelSummary summarize_model(const Config& config) {
   s.parameters = total_params(m);
   s.active_parameters = active_params(m);
   s.padded_vocab_size = padded_vocab_size(m, config.training.parallel.tp);
-  s.num_moe_layers = m.moe ? m.num_layers - m.moe->num_dense_layers : 0;
+  s.num_moe_layers = num_moe_layers(m);
   s.num_dense_layers = m.num_layers - s.num_moe_layers;
   return s;
 }

@@ -102,6 +102,8 @@ struct Throughput {
   std::string flop_convention;
   double seconds_per_trillion_tokens = 0.0;
   double gpu_hours_per_trillion_tokens = 0.0;
+  double time_to_train_s = 0.0;   ///< training.train_tokens / tokens_per_s (0 when not given)
+  double gpu_hours_to_train = 0.0;
 };
 
 struct TimelineSpan {

@@ -34,6 +34,9 @@ struct MoeSpec {
   int64_t expert_ffn_hidden_size = 0;
   int64_t shared_expert_ffn_hidden_size = 0;  ///< total width of the shared experts; 0 = none
   int64_t num_dense_layers = 0;               ///< leading dense layers (first_k_dense_replace)
+  /// Megatron --moe-layer-freq as a per-layer pattern (1 = MoE, 0 = dense); empty = every
+  /// layer from num_dense_layers on is MoE.
+  std::vector<int8_t> layer_pattern;
 };
 
 struct ModelSpec {
@@ -130,6 +133,7 @@ struct TrainingSpec {
   int64_t seq_len = 0;
   int64_t micro_batch_size = 0;
   int64_t num_micro_batches = 0;  ///< per pipeline per step (= global batch / (mbs * dp))
+  double train_tokens = 0.0;      ///< tokens of the whole run, for time-to-train (0 = not given)
   Dtype dtype = Dtype::kBf16;
   ParallelSpec parallel;
   int64_t zero_stage = 1;  ///< 1 = Megatron distributed optimizer (shards over dp * cp)

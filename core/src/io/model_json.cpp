@@ -16,13 +16,42 @@ void read_mla(const nlohmann::json& value, const std::string& path, MlaSpec& mla
   r.finish();
 }
 
-void read_moe(const nlohmann::json& value, const std::string& path, MoeSpec& moe, Issues& issues) {
+void read_moe(const nlohmann::json& value, const std::string& path, int64_t num_layers, MoeSpec& moe,
+              Issues& issues) {
   ObjectReader r(value, path, issues);
   moe.num_experts = r.required_int("num_experts", 1, kMaxExperts);
   moe.top_k = r.required_int("top_k", 1, kMaxExperts);
   moe.expert_ffn_hidden_size = r.required_int("expert_ffn_hidden_size", 1, kMaxWidth);
   moe.shared_expert_ffn_hidden_size = r.int_or("shared_expert_ffn_hidden_size", 0, 0, kMaxWidth);
   moe.num_dense_layers = r.int_or("num_dense_layers", 0, 0, kMaxLayers);
+  if (const nlohmann::json* freq = r.raw("moe_layer_freq")) {
+    // Megatron --moe-layer-freq: N (layer i is MoE when i % N == 0) or a 0/1
+    // list with one entry per layer.
+    const std::string freq_path = r.path_of("moe_layer_freq");
+    if (freq->is_number_integer() && freq->get<int64_t>() >= 1 &&
+        freq->get<int64_t>() <= kMaxLayers) {
+      const int64_t every = freq->get<int64_t>();
+      for (int64_t i = 0; i < num_layers; ++i) moe.layer_pattern.push_back(i % every == 0 ? 1 : 0);
+    } else if (freq->is_array() && static_cast<int64_t>(freq->size()) == num_layers) {
+      for (size_t i = 0; i < freq->size(); ++i) {
+        const auto& flag = (*freq)[i];
+        if (!flag.is_number_integer() || (flag.get<int64_t>() != 0 && flag.get<int64_t>() != 1)) {
+          issues.push_back({freq_path + "/" + std::to_string(i),
+                            "expected 0 (dense) or 1 (MoE), got " + describe_json_value(flag)});
+        }
+        moe.layer_pattern.push_back(flag.is_number_integer() && flag.get<int64_t>() == 1 ? 1 : 0);
+      }
+    } else if (freq->is_array()) {
+      issues.push_back({freq_path, "expected one entry per layer (" + std::to_string(num_layers) +
+                                  "), got " + std::to_string(freq->size())});
+    } else {
+      issues.push_back({freq_path, "expected a positive integer or an array of 0/1 per layer, got " +
+                                  describe_json_value(*freq)});
+    }
+    if (moe.num_dense_layers > 0) {
+      issues.push_back({freq_path, "cannot be combined with num_dense_layers"});
+    }
+  }
   r.finish();
 }
 
@@ -73,7 +102,7 @@ void read_model(const nlohmann::json& value, const std::string& path, ModelSpec&
   }
   if (const nlohmann::json* moe = r.raw("moe"); moe != nullptr && !moe->is_null()) {
     model.moe.emplace();
-    read_moe(*moe, r.path_of("moe"), *model.moe, issues);
+    read_moe(*moe, r.path_of("moe"), model.num_layers, *model.moe, issues);
   }
   r.finish();
 }

@@ -1,11 +1,41 @@
 #include "io/result_json.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "trainsim/trainsim.h"
 
 namespace trainsim::io {
 namespace {
+
+// Inputs are finite and bounded, so a NaN or an infinity in a result is a bug.
+// It must not leak: nlohmann writes it as null and printf as "nan" (invalid JSON).
+bool all_finite(const nlohmann::json& value) {
+  if (value.is_number_float()) return std::isfinite(value.get<double>());
+  if (!value.is_structured()) return true;
+  for (const auto& item : value) {
+    if (!all_finite(item)) return false;
+  }
+  return true;
+}
+
+std::string first_non_finite(const nlohmann::json& value, const std::string& path) {
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      if (!all_finite(item)) return first_non_finite(item, path + "/" + key);
+    }
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (!all_finite(value[i])) return first_non_finite(value[i], path + "/" + std::to_string(i));
+    }
+  }
+  return path;
+}
+
+void check_finite(const nlohmann::json& result) {
+  TRAINSIM_CHECK(all_finite(result), "non-finite number in the result at /result" +
+                                         first_non_finite(result, ""));
+}
 
 nlohmann::json stage_to_json(const StageMemory& s) {
   return {{"stage", s.stage},
@@ -70,7 +100,9 @@ nlohmann::json throughput_to_json(const Throughput& t) {
           {"hardware_tflops_per_gpu", t.hardware_tflops_per_gpu},
           {"flop_convention", t.flop_convention},
           {"seconds_per_trillion_tokens", t.seconds_per_trillion_tokens},
-          {"gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens}};
+          {"gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens},
+          {"time_to_train_s", t.time_to_train_s},
+          {"gpu_hours_to_train", t.gpu_hours_to_train}};
 }
 
 }  // namespace
@@ -112,6 +144,8 @@ std::string timeline_json_text(const Timeline& t) {
     out += "{\"stage\":" + std::to_string(s) + ",\"events\":[";
     bool first = true;
     for (const TimelineSpan& e : t.stages[s]) {
+      TRAINSIM_CHECK(std::isfinite(e.start_s) && std::isfinite(e.end_s),
+                     "non-finite time in the timeline of stage " + std::to_string(s));
       out += first ? "[\"" : ",[\"";
       first = false;
       out += e.kind;
@@ -126,7 +160,9 @@ std::string timeline_json_text(const Timeline& t) {
 }
 
 std::string estimate_envelope(const Estimate& estimate) {
-  std::string result = dump(estimate_to_json(estimate));
+  const nlohmann::json tree = estimate_to_json(estimate);
+  check_finite(tree);
+  std::string result = dump(tree);
   result.pop_back();  // the closing brace: the timeline joins the result object
   return "{\"schema_version\":" + std::to_string(kSchemaVersion) + ",\"ok\":true,\"result\":" +
          result + ",\"timeline\":" + timeline_json_text(estimate.timeline) + "}}";
@@ -137,6 +173,7 @@ std::string dump(const nlohmann::json& value, int indent) {
 }
 
 std::string result_envelope(const nlohmann::json& result) {
+  check_finite(result);
   return dump({{"schema_version", kSchemaVersion}, {"ok", true}, {"result", result}});
 }
 

@@ -123,6 +123,7 @@ void read_training_input(const nlohmann::json& value, const std::string& path,
     issues.push_back({r.path_of("global_batch_size"),
                       "missing required key (or set num_micro_batches)"});
   }
+  spec.train_tokens = r.number_or("train_tokens", 0.0, 0.0, 1e18, true);
   spec.dtype = static_cast<Dtype>(r.enum_or("dtype", {"bf16", "fp16", "fp8"}, 0));
   parallel.tp = r.int_or("tp", 1, 1, kMaxGpus);
   parallel.pp = r.int_or("pp", 1, 1, kMaxLayers);

@@ -118,12 +118,15 @@ void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, b
       op.comms.push_back({Pass::kBackwardData, Collective::kAllToAll, CommGroup::kCp, ob});
     }
   } else if (ctx.cp > 1) {
-    // Ring / all-gather: the other cp-1 ranks' K/V blocks cross the cp group.
+    // Ring / all-gather: the other cp-1 ranks' K/V blocks cross the cp group. Ring
+    // attention (TE's p2p cp_comm_type) exchanges the next block while computing on
+    // the current one (Liu et al. 2023, Ring Attention), so it overlaps compute.
     const double kv_bytes = 2.0 * (k + v);
+    const bool ring = ctx.training.parallel.cp_comm_type == CpCommType::kRing;
     op.comms.push_back({Pass::kForward, Collective::kAllGather, CommGroup::kCp,
-                        kv_bytes * d(ctx.cp)});
+                        kv_bytes * d(ctx.cp), ring});
     op.comms.push_back({Pass::kBackwardData, Collective::kReduceScatter, CommGroup::kCp,
-                        kv_bytes * d(ctx.cp)});
+                        kv_bytes * d(ctx.cp), ring});
   }
 }
 

@@ -1,5 +1,7 @@
 #include "model/flops.h"
 
+#include "model/param_count.h"
+
 namespace trainsim {
 namespace {
 
@@ -35,9 +37,9 @@ double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
   double mlp = 0.0;  // per token, all layers
   if (m.moe) {
     const MoeSpec& e = *m.moe;
-    const double moe_layers = d(m.num_layers - e.num_dense_layers);
+    const double moe_layers = d(num_moe_layers(m));
     mlp = 2.0 * 3.0 * h *
-          (glu * d(m.ffn_hidden_size) * d(e.num_dense_layers) +
+          (glu * d(m.ffn_hidden_size) * (d(m.num_layers) - moe_layers) +
            (glu * d(e.expert_ffn_hidden_size) * d(e.top_k) +
             glu * d(e.shared_expert_ffn_hidden_size)) *
                moe_layers);

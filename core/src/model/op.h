@@ -52,6 +52,7 @@ struct CommCall {
   Collective collective = Collective::kAllReduce;
   CommGroup group = CommGroup::kTp;
   double bytes = 0.0;  ///< full logical tensor (gathered size for all-gather / reduce-scatter)
+  bool overlaps_compute = false;  ///< runs concurrently with its op's compute (ring attention)
 };
 
 // Shape used to look up a measured efficiency (SimuMax system-file keys).

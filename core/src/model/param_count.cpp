@@ -60,7 +60,16 @@ int64_t padded_vocab_size(const ModelSpec& model, int64_t tp) {
 }
 
 bool is_moe_layer(const ModelSpec& model, int64_t layer_index) {
-  return model.moe.has_value() && layer_index >= model.moe->num_dense_layers;
+  if (!model.moe) return false;
+  const auto& pattern = model.moe->layer_pattern;
+  if (!pattern.empty()) return pattern[static_cast<size_t>(layer_index)] != 0;
+  return layer_index >= model.moe->num_dense_layers;
+}
+
+int64_t num_moe_layers(const ModelSpec& model) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < model.num_layers; ++i) count += is_moe_layer(model, i) ? 1 : 0;
+  return count;
 }
 
 ParamCounts layer_params(const ModelSpec& m, int64_t layer_index) {
@@ -123,7 +132,7 @@ double total_params(const ModelSpec& m) {
 double active_params(const ModelSpec& m) {
   double total = total_params(m);
   if (!m.moe) return total;
-  const int64_t moe_layers = m.num_layers - m.moe->num_dense_layers;
+  const int64_t moe_layers = num_moe_layers(m);
   const double inactive_experts = d(m.moe->num_experts - m.moe->top_k);
   total -= d(moe_layers) * inactive_experts * mlp_params(m, m.moe->expert_ffn_hidden_size);
   return total;

@@ -18,6 +18,7 @@ namespace trainsim {
 int64_t padded_vocab_size(const ModelSpec& model, int64_t tp);
 
 bool is_moe_layer(const ModelSpec& model, int64_t layer_index);
+int64_t num_moe_layers(const ModelSpec& model);
 
 // Parameter elements, split by how Megatron shards them.
 struct ParamCounts {

@@ -72,11 +72,18 @@ OpTime op_time(const Op& op, const Config& config) {
     t.compute_s[static_cast<size_t>(pass)] = std::max(compute_s, memory_s);
     t.flops[static_cast<size_t>(pass)] = cost.flops;
   }
+  std::array<CommTimes, kNumPasses> hidden{};
   for (const CommCall& call : op.comms) {
     const double seconds = collective_time_s(collective_kind(call.collective), call.bytes,
                                              comm_group(call.group), config.training.parallel,
                                              system);
-    add_comm(t.comm[static_cast<size_t>(call.pass)], call.group, seconds);
+    const auto pass = static_cast<size_t>(call.pass);
+    add_comm(call.overlaps_compute ? hidden[pass] : t.comm[pass], call.group, seconds);
+  }
+  for (size_t pass = 0; pass < static_cast<size_t>(kNumPasses); ++pass) {
+    // Overlapped transfers are exposed only where they outlast the compute.
+    const double exposed = std::max(0.0, hidden[pass].total() - t.compute_s[pass]);
+    if (hidden[pass].total() > 0.0) t.comm[pass] += hidden[pass].scaled(exposed / hidden[pass].total());
   }
   if (op.recompute && !op.recompute_tail) {
     t.recompute_s = t.compute_s[0];

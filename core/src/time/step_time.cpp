@@ -132,6 +132,10 @@ void fill_throughput(const Config& config, const std::vector<double>& stage_flop
   tp.flop_convention = flop_convention_name(FlopConvention::kMegatron);
   tp.seconds_per_trillion_tokens = 1e12 / tp.tokens_per_s;
   tp.gpu_hours_per_trillion_tokens = tp.seconds_per_trillion_tokens * world / 3600.0;
+  if (t.train_tokens > 0.0) {
+    tp.time_to_train_s = t.train_tokens / tp.tokens_per_s;
+    tp.gpu_hours_to_train = tp.time_to_train_s * world / 3600.0;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// Time model behaviours: overlap, MoE layer patterns, time to train.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace trainsim {
+namespace {
+
+nlohmann::json estimate_patch(const char* patch) {
+  nlohmann::json config = testing::base_config();
+  config.merge_patch(nlohmann::json::parse(patch));
+  return testing::estimate_ok(config);
+}
+
+TEST(OverlapTest, GradReduceOverlapHidesDpCommButNotItsLastBucket) {
+  const char* base = R"({"training": {"tp": 1, "pp": 1, "global_batch_size": 64}, "system": {"num_gpus": 16}})";
+  const auto plain = estimate_patch(base);
+  nlohmann::json patch = nlohmann::json::parse(base);
+  patch["training"]["overlap_grad_reduce"] = true;
+  patch["training"]["overlap_param_gather"] = true;
+  nlohmann::json config = testing::base_config();
+  config.merge_patch(patch);
+  const auto overlapped = testing::estimate_ok(config);
+  const auto& before = plain["time"]["stages"][0];
+  const auto& after = overlapped["time"]["stages"][0];
+  EXPECT_EQ(before["dp_comm_s"], after["dp_comm_s"]);
+  EXPECT_LT(after["dp_comm_exposed_s"].get<double>(), before["dp_comm_exposed_s"].get<double>());
+  EXPECT_GT(after["dp_comm_exposed_s"].get<double>(), 0.0);
+}
+
+TEST(OverlapTest, TpCommOverlapNeverIncreasesExposedTpComm) {
+  const auto plain = estimate_patch(R"({"training": {"tp": 8, "pp": 1}, "system": {"num_gpus": 16}})");
+  const auto overlapped = estimate_patch(
+      R"({"training": {"tp": 8, "pp": 1, "tp_comm_overlap": true}, "system": {"num_gpus": 16}})");
+  EXPECT_LT(overlapped["time"]["breakdown"]["tp_comm_exposed_s"].get<double>(),
+            plain["time"]["breakdown"]["tp_comm_exposed_s"].get<double>());
+  EXPECT_LE(overlapped["time"]["iteration_s"].get<double>(), plain["time"]["iteration_s"].get<double>());
+}
+
+TEST(OverlapTest, RingAttentionHidesKvExchangeBehindAttention) {
+  const auto a2a = estimate_patch(
+      R"({"training": {"tp": 1, "pp": 1, "cp": 8, "seq_len": 32768, "global_batch_size": 2, "cp_comm_type": "a2a"}, "system": {"num_gpus": 16}})");
+  const auto ring = estimate_patch(
+      R"({"training": {"tp": 1, "pp": 1, "cp": 8, "seq_len": 32768, "global_batch_size": 2, "cp_comm_type": "p2p"}, "system": {"num_gpus": 16}})");
+  EXPECT_GT(a2a["time"]["breakdown"]["cp_comm_exposed_s"].get<double>(), 0.0);
+  EXPECT_LT(ring["time"]["breakdown"]["cp_comm_exposed_s"].get<double>(),
+            a2a["time"]["breakdown"]["cp_comm_exposed_s"].get<double>());
+}
+
+TEST(MoeLayerPatternTest, EveryOtherLayerMoeHalvesTheExpertParameters) {
+  const char* all = R"({"model": {"name": "toy", "num_layers": 4, "hidden_size": 1024, "num_attention_heads": 8,
+      "ffn_hidden_size": 4096, "vocab_size": 32000, "moe": {"num_experts": 8, "top_k": 2, "expert_ffn_hidden_size": 1024}},
+      "training": {"tp": 1, "pp": 1, "ep": 8, "global_batch_size": 16}, "system": {"num_gpus": 8}})";
+  nlohmann::json every_other = nlohmann::json::parse(all);
+  every_other["model"]["moe"]["moe_layer_freq"] = 2;
+  nlohmann::json listed = nlohmann::json::parse(all);
+  listed["model"]["moe"]["moe_layer_freq"] = {1, 0, 1, 0};
+  nlohmann::json config = testing::base_config();
+  config.merge_patch(nlohmann::json::parse(all));
+  const double all_moe = testing::estimate_ok(config)["memory"]["stages"][0]["expert_parameters"];
+  config = testing::base_config();
+  config.merge_patch(every_other);
+  const auto half = testing::estimate_ok(config);
+  config = testing::base_config();
+  config.merge_patch(listed);
+  const auto half_listed = testing::estimate_ok(config);
+  EXPECT_DOUBLE_EQ(half["memory"]["stages"][0]["expert_parameters"].get<double>(), all_moe / 2);
+  EXPECT_EQ(half["model"]["num_moe_layers"], 2);
+  EXPECT_EQ(half_listed["memory"]["stages"][0]["expert_parameters"],
+            half["memory"]["stages"][0]["expert_parameters"]);
+}
+
+TEST(TrainingTimeTest, TimeToTrainIsTokensOverThroughput) {
+  const auto r = estimate_patch(R"({"training": {"train_tokens": 1e12}})");
+  const auto& t = r["throughput"];
+  EXPECT_NEAR(t["time_to_train_s"].get<double>(), 1e12 / t["tokens_per_s"].get<double>(), 1e-6);
+  EXPECT_NEAR(t["gpu_hours_to_train"].get<double>(), t["gpu_hours_per_trillion_tokens"].get<double>(), 1e-6);
+}
+
+}  // namespace
+}  // namespace trainsim
