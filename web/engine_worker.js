@@ -3,13 +3,15 @@
 import createTrainsim from './trainsim_wasm.mjs';
 import { runOp } from './engine_ops.js';
 
-const ready = createTrainsim();
+let ready = createTrainsim();
 
 self.onmessage = async ({ data }) => {
   try {
     const module = await ready;
     self.postMessage({ id: data.id, ok: true, value: runOp(module, data.op, data.arg) });
   } catch (error) {
+    // A trap or abort leaves the module unusable: start a fresh one.
+    if (error instanceof WebAssembly.RuntimeError || /abort/i.test(String(error?.message))) ready = createTrainsim();
     self.postMessage({ id: data.id, ok: false, error: String(error?.message ?? error) });
   }
 };

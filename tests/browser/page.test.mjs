@@ -250,11 +250,20 @@ export function pageTests({ url, cli, artifacts }) {
         });
       }
       for (const id of ['#time', '#throughput', '#timeline']) assert.equal(await page.isVisible(id), true, `${id} visible`);
-      assert.ok(await page.locator('#timeline-chart rect.ev').count() > 0);
+      assert.ok(await page.locator('#timeline-chart path.ev').count() > 0);
       assert.ok(await page.locator('#throughput-cards .card').count() >= 7);
       await page.hover('#memory-chart g.bar');
       assert.equal(await page.isVisible('.tooltip'), true, 'hover shows values');
       assert.match(await page.textContent('.tooltip'), /Parameters: .* GiB/);
+      // Sweep the first row until the pointer is over an event.
+      await page.locator('#timeline-chart svg').scrollIntoViewIfNeeded();
+      const box = await page.locator('#timeline-chart svg').boundingBox();
+      let tip = '';
+      for (let x = box.x + 60; x < box.x + box.width && !/micro-batch/.test(tip); x += 3) {
+        await page.mouse.move(x, box.y + 8 + 11);
+        tip = (await page.isVisible('.tooltip')) ? await page.textContent('.tooltip') : '';
+      }
+      assert.match(tip, /Stage 0: .*micro-batch \d+/);
       for (const [name, width, height] of [['laptop', 1366, 900], ['phone', 390, 844]]) {
         for (const scheme of ['light', 'dark']) {
           await page.setViewportSize({ width, height });

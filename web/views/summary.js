@@ -20,7 +20,7 @@ export function mount(root, store) {
     const errorCount = state.errors.length + Object.keys(state.localErrors).length;
     const result = state.result;
     if (state.status === 'failed') {
-      set('failed', `The engine could not start: ${state.failure ?? 'unknown error'}`);
+      set('failed', `The engine failed: ${state.failure ?? 'unknown error'}`);
     } else if (errorCount > 0) {
       set('invalid', `Invalid configuration: ${errorCount} ${errorCount === 1 ? 'problem' : 'problems'}`);
     } else if (!result) {

@@ -16,7 +16,17 @@ export const TIME_PARTS = [
   { key: 'pp_comm_exposed_s', label: 'PP comm (exposed)', css: 'pp' },
   { key: 'dp_comm_exposed_s', label: 'DP comm (exposed)', css: 'dp' },
   { key: 'bubble_s', label: 'Pipeline bubble', css: 'bubble' },
+  { key: 'straggler_s', label: 'Straggler', css: 'straggler' },
 ];
+
+// Parts the core reports that this page does not know yet are shown too.
+function partsOf(breakdown) {
+  const known = TIME_PARTS.filter((p) => Number.isFinite(breakdown[p.key]));
+  const extra = Object.keys(breakdown)
+    .filter((key) => key.endsWith('_s') && Number.isFinite(breakdown[key]) && !TIME_PARTS.some((p) => p.key === key))
+    .map((key) => ({ key, label: key.slice(0, -2).replace(/_/g, ' '), css: 'other' }));
+  return [...known, ...extra];
+}
 
 export function mount(root, store) {
   const headline = h('p', { class: 'headline', id: 'iteration-time' });
@@ -28,9 +38,10 @@ export function mount(root, store) {
     const time = store.get().result?.time;
     root.hidden = !time;
     if (!time) return;
-    headline.replaceChildren('Iteration: ', h('strong', { dataset: { seconds: String(time.iteration_s) }, text: formatSeconds(time.iteration_s) }));
+    headline.replaceChildren('Iteration: ', h('strong', { dataset: { seconds: String(time.iteration_s) }, text: formatSeconds(time.iteration_s) }),
+      Number.isInteger(time.critical_stage) && (time.stages?.length ?? 0) > 1 ? ` (critical stage ${time.critical_stage})` : '');
     const breakdown = time.breakdown ?? {};
-    const parts = TIME_PARTS.filter((p) => Number.isFinite(breakdown[p.key]));
+    const parts = partsOf(breakdown);
     draw(chart, parts, breakdown);
     list.replaceChildren(...parts.map((p) => h('li', { class: breakdown[p.key] > 0 ? '' : 'zero', dataset: { key: p.key, seconds: String(breakdown[p.key]) } },
       h('span', { class: `swatch t-${p.css}` }), `${p.label} `, h('span', { class: 'value', text: formatSeconds(breakdown[p.key]) }))));
