@@ -38,6 +38,11 @@ export function formatMs(seconds) {
   return Number.isFinite(seconds) ? `${fixed(seconds * 1e3)} ms` : '–';
 }
 
+// Axis labels: round tick values in a fixed unit ("0 s", "20 s", "2.5 ms").
+export function formatTick(value, unit) {
+  return `${Number(value.toPrecision(6))} ${unit}`;
+}
+
 export function formatTflops(tflops) {
   return Number.isFinite(tflops) ? `${fixed(tflops)} TFLOP/s` : '–';
 }

@@ -1,7 +1,7 @@
 // The pipeline timeline: one row per stage, a bar per forward, backward,
 // recompute or communication event (result.timeline). Hidden when absent.
 import { h, s } from '../dom.js';
-import { formatMs, formatSeconds } from '../format.js';
+import { formatSeconds, formatTick } from '../format.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 import { chartWidth, niceTicks, onResize } from './axis.js';
 
@@ -32,7 +32,7 @@ export function mount(root, store) {
     const kinds = new Set(stages.flatMap((st) => st.events.map((e) => e.kind)));
     legend.replaceChildren(...Object.entries(KINDS).filter(([k]) => kinds.has(k))
       .map(([k, label]) => h('li', {}, h('span', { class: `swatch k-${k}` }), label)));
-    if (stages.length) draw(chart, stages);
+    if (stages.length && draw(chart, stages) && !note.textContent) note.textContent = 'Scroll sideways to see the whole step.';
   };
   onResize(chart, render);
   store.subscribe((state, previous) => { if (state.result !== previous.result) render(); });
@@ -51,18 +51,26 @@ function readStages(timeline) {
   }));
 }
 
+// Wide enough that every forward/backward pass is a few pixels wide; the
+// chart then scrolls sideways (up to MAX_WIDTH pixels).
+const MIN_PASS_PX = 5;
+const MAX_WIDTH = 16000;
+
 function draw(container, stages) {
-  const width = chartWidth(container);
-  const height = M.top + M.bottom + ROW * stages.length;
   const end = stages.reduce((m, st) => st.events.reduce((n, e) => Math.max(n, e.end_s), m), 1e-9);
-  const plotW = width - M.left - M.right;
+  const passes = stages.flatMap((st) => st.events.filter((e) => e.kind === 'forward' || e.kind === 'backward'));
+  const shortest = passes.reduce((m, e) => Math.min(m, e.end_s - e.start_s), Infinity);
+  const fit = chartWidth(container) - M.left - M.right;
+  const plotW = Math.round(Math.min(MAX_WIDTH, Math.max(fit, Number.isFinite(shortest) && shortest > 0 ? (MIN_PASS_PX * end) / shortest : 0)));
+  const width = plotW + M.left + M.right;
+  const height = M.top + M.bottom + ROW * stages.length;
   const x = (t) => M.left + (t / end) * plotW;
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': 'Pipeline timeline' });
-  const ticks = niceTicks(end * 1e3, Math.max(2, Math.floor(width / 110)));
-  for (const tick of ticks) {
-    const tx = x(tick / 1e3);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': 'Pipeline timeline', class: 'timeline-svg' });
+  const unit = end >= 2 ? 1 : 1e-3;  // ticks in seconds or milliseconds
+  for (const tick of niceTicks(end / unit, Math.max(2, Math.floor(width / 110)))) {
+    const tx = x(tick * unit);
     svg.append(s('line', { x1: tx, x2: tx, y1: M.top, y2: height - M.bottom, class: 'grid-line' }),
-      s('text', { x: tx, y: height - 8, class: 'tick', 'text-anchor': 'middle', text: formatMs(tick / 1e3) }));
+      s('text', { x: tx, y: height - 8, class: 'tick', 'text-anchor': 'middle', text: formatTick(tick, unit === 1 ? 's' : 'ms') }));
   }
   // One <path> per stage and kind (tens of thousands of events stay cheap);
   // the tooltip finds the event under the pointer from its position.
@@ -103,4 +111,5 @@ function draw(container, stages) {
   });
   svg.addEventListener('pointerleave', hideTooltip);
   container.replaceChildren(svg);
+  return plotW > fit;  // wider than the panel: it scrolls
 }
