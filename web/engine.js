@@ -49,7 +49,12 @@ export function createEngine() {
     console.warn(`trainsim: running the engine in the page (${error.message})`);
     return call(op, arg);
   });
+  return { catalog: () => first('catalog'), estimate: newestWins((text) => call('estimate', text)) };
+}
 
+// Wraps an async estimate(text) so that at most one request is in flight and
+// one is pending; older requests resolve as {superseded: true}.
+export function newestWins(run) {
   let inFlight = null;
   let pending = null;
   function pump() {
@@ -57,7 +62,7 @@ export function createEngine() {
     inFlight = pending;
     pending = null;
     const request = inFlight;
-    call('estimate', request.text).then(
+    run(request.text).then(
       (envelope) => finish(request, () => request.resolve(envelope)),
       (error) => finish(request, () => request.reject(error)),
     );
@@ -68,15 +73,11 @@ export function createEngine() {
     else settle();
     pump();
   }
-
-  return {
-    catalog: () => first('catalog'),
-    estimate(config) {
-      if (pending) pending.resolve({ superseded: true });
-      return new Promise((resolve, reject) => {
-        pending = { text: JSON.stringify(config), resolve, reject };
-        pump();
-      });
-    },
+  return (config) => {
+    if (pending) pending.resolve({ superseded: true });
+    return new Promise((resolve, reject) => {
+      pending = { text: JSON.stringify(config), resolve, reject };
+      pump();
+    });
   };
 }

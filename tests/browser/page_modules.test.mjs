@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { decode, encode } from '../../web/url.js';
 import { defaultSpec, fromConfig, toConfig } from '../../web/config.js';
 import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/format.js';
+import { newestWins } from '../../web/engine.js';
 import { randomHashes } from './random_hashes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -106,6 +107,27 @@ export function moduleTests() {
       assert.deepEqual(toConfig(spec).training.recompute, { granularity: 'full', method: 'block', num_layers: 2 });
       assert.match(encode(spec, catalog), /^#v=1&m=custom&/);
       assert.deepEqual(fromConfig([1, 2], catalog).ignored, ['the file is not a JSON object']);
+    });
+  });
+
+  describe('engine.js', () => {
+    it('keeps one request in flight and lets the newest pending one win', async () => {
+      const calls = [];
+      const release = [];
+      const estimate = newestWins((text) => new Promise((resolve) => {
+        calls.push(JSON.parse(text).n);
+        release.push(() => resolve({ ok: true, n: JSON.parse(text).n }));
+      }));
+      const answers = [1, 2, 3, 4, 5].map((n) => estimate({ n }));
+      assert.deepEqual(calls, [1], 'only the first is sent at once');
+      release[0]();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.deepEqual(calls, [1, 5], 'then only the newest');
+      release[1]();
+      assert.deepEqual(await Promise.all(answers), [
+        { superseded: true }, { superseded: true }, { superseded: true }, { superseded: true }, { ok: true, n: 5 }]);
+      const failing = newestWins(() => Promise.reject(new Error('trap')));
+      await assert.rejects(failing({}), /trap/);
     });
   });
 
