@@ -36,6 +36,26 @@ std::string import_simumax(const std::string& model, const std::string& strategy
   return guarded([&] { return trainsim::import_simumax_json(model, strategy, system); });
 }
 
+std::string import_hf(const std::string& config_json) {
+  return guarded([&] { return trainsim::import_hf_json(config_json); });
+}
+
+std::string import_megatron(const std::string& args, const std::string& system_preset) {
+  return guarded([&] { return trainsim::import_megatron_json(args, system_preset); });
+}
+
+std::string export_megatron(const std::string& config) {
+  return guarded([&] { return trainsim::export_megatron_json(config); });
+}
+
+std::string export_config(const std::string& config) {
+  return guarded([&] { return trainsim::export_config_json(config); });
+}
+
+std::string export_csv(const std::string& config) {
+  return guarded([&] { return trainsim::export_csv_json(config); });
+}
+
 std::string version() { return trainsim::version(); }
 
 }  // namespace
@@ -45,5 +65,10 @@ EMSCRIPTEN_BINDINGS(trainsim) {
   emscripten::function("presets", &presets);
   emscripten::function("preset", &preset);
   emscripten::function("importSimumax", &import_simumax);
+  emscripten::function("importHf", &import_hf);
+  emscripten::function("importMegatron", &import_megatron);
+  emscripten::function("exportMegatron", &export_megatron);
+  emscripten::function("exportConfig", &export_config);
+  emscripten::function("exportCsv", &export_csv);
   emscripten::function("version", &version);
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "trainsim/trainsim.h"
 
 namespace {
@@ -18,6 +20,12 @@ constexpr const char* kUsage = R"(usage:
   trainsim presets [ID]                list the embedded presets, or print one
   trainsim import simumax --model M.json --strategy S.json [--system SYS.json]
                                        convert SimuMax config files into a trainsim config
+  trainsim import hf CONFIG.json       convert a Hugging Face config.json into a trainsim model
+  trainsim import megatron ARGS.txt [--system ID]
+                                       convert a Megatron-LM command line or script into a config
+  trainsim export megatron|json|csv CONFIG.json [--raw]
+                                       the config as Megatron-LM flags, as canonical trainsim
+                                       JSON, or its estimate as CSV; --raw prints only the text
   trainsim version
 Output is one JSON envelope: {"schema_version":1,"ok":true,"result":{...}} or
 {"schema_version":1,"ok":false,"errors":[{"path":"/training/tp","message":"..."}]}.
@@ -95,6 +103,43 @@ int run_import_simumax(const std::vector<std::string>& args) {
   return emit(trainsim::import_simumax_json(texts["model"], texts["strategy"], texts["system"]));
 }
 
+int run_import_text(const std::string& kind, const std::vector<std::string>& args) {
+  const bool megatron = kind == "megatron";
+  const bool with_system = megatron && args.size() == 3 && args[1] == "--system";
+  if (args.size() != 1 && !with_system) {
+    return usage_error(megatron ? "import megatron takes ARGS.txt (or '-') [--system ID]"
+                                : "import hf takes one CONFIG.json (or '-')");
+  }
+  std::string text;
+  std::string error;
+  if (!read_input(args[0], text, error)) return file_error("", error);
+  return emit(megatron ? trainsim::import_megatron_json(text, with_system ? args[2] : "")
+                       : trainsim::import_hf_json(text));
+}
+
+// --raw prints the payload itself (command, config, CSV) when the export succeeded.
+int run_export(const std::vector<std::string>& args) {
+  const bool raw = args.size() == 3 && args[2] == "--raw";
+  if (args.size() != 2 && !raw) return usage_error("export takes megatron|json|csv CONFIG.json [--raw]");
+  const std::string& format = args[0];
+  if (format != "megatron" && format != "json" && format != "csv") {
+    return usage_error("export supports: megatron, json, csv");
+  }
+  std::string text;
+  std::string error;
+  if (!read_input(args[1], text, error)) return file_error("", error);
+  const std::string envelope = format == "megatron" ? trainsim::export_megatron_json(text)
+                               : format == "json"   ? trainsim::export_config_json(text)
+                                                    : trainsim::export_csv_json(text);
+  const auto parsed = nlohmann::json::parse(envelope);
+  if (!raw || !parsed.value("ok", false)) return emit(envelope);
+  const auto& result = parsed["result"];
+  std::cout << (format == "megatron" ? result["command"].get<std::string>()
+                : format == "json"   ? result["config"].dump(2) + "\n"
+                                     : result["csv"].get<std::string>());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,10 +165,14 @@ int main(int argc, char** argv) {
     return emit(args.size() == 2 ? trainsim::preset_json(args[1]) : trainsim::presets_json());
   }
   if (command == "import") {
+    if (args.size() >= 2 && (args[1] == "hf" || args[1] == "megatron")) {
+      return run_import_text(args[1], std::vector<std::string>(args.begin() + 2, args.end()));
+    }
     if (args.size() < 2 || args[1] != "simumax") {
-      return usage_error("import supports: simumax");
+      return usage_error("import supports: simumax, hf, megatron");
     }
     return run_import_simumax(std::vector<std::string>(args.begin() + 2, args.end()));
   }
+  if (command == "export") return run_export(std::vector<std::string>(args.begin() + 1, args.end()));
   return usage_error("unknown command \"" + command + "\"");
 }

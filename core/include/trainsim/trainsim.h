@@ -31,6 +31,28 @@ std::string preset_json(std::string_view id);
 std::string import_simumax_json(std::string_view model_text, std::string_view strategy_text,
                                 std::string_view system_text);
 
+/// Converts a Hugging Face config.json text into a trainsim "model" object:
+/// {"ok":true,"result":{"model":{...},"notes":[...]}}. Errors name "/hf/<key>".
+/// Example: import_hf_json(R"({"model_type":"llama","hidden_size":4096,...})")
+std::string import_hf_json(std::string_view config_json_text);
+
+/// Converts a Megatron-LM pretrain_gpt.py command line or launch script into a
+/// config: {"ok":true,"result":{"config":{...},"notes":[...]}}. Errors name
+/// "/args/<flag>". system_preset is the system's preset id ("" = h100-sxm-80gb, noted).
+std::string import_megatron_json(std::string_view args_text, std::string_view system_preset);
+
+/// A config as Megatron-LM flags, the inverse of import_megatron_json:
+/// {"ok":true,"result":{"launcher_args":[...],"args":[...],"command":"torchrun ...","notes":[...]}}.
+std::string export_megatron_json(std::string_view config_text);
+
+/// A config as canonical trainsim JSON (presets expanded, every default written):
+/// {"ok":true,"result":{"config":{...}}}.
+std::string export_config_json(std::string_view config_text);
+
+/// Estimates a config and returns the result as CSV (section,stage,metric,value,unit):
+/// {"ok":true,"result":{"csv":"section,stage,metric,value,unit\n..."}}.
+std::string export_csv_json(std::string_view config_text);
+
 /// The library version, e.g. "0.1.0".
 std::string version();
 
