@@ -64,7 +64,7 @@ export const TRAINING_FIELDS = [
   { key: 'recompute.granularity', url: 'rc', label: 'Recompute', type: 'enum', values: ['none', 'full', 'selective'], def: 'none', group: 'memory' },
   { key: 'recompute.method', url: 'rcm', label: 'Recompute method', type: 'enum', values: ['uniform', 'block'], group: 'memory' },
   { key: 'recompute.num_layers', url: 'rcn', label: 'Recompute layers', type: int, group: 'memory' },
-  { key: 'recompute.modules', url: 'rcx', label: 'Recompute modules', type: list, values: RECOMPUTE_MODULES, group: 'memory' },
+  { key: 'recompute.modules', url: 'rcx', label: 'Recompute modules', type: list, values: RECOMPUTE_MODULES, def: ['core_attn'], group: 'memory' },
   { key: 'flash_attention', url: 'fa', label: 'Flash attention', type: bool, def: true, group: 'kernels' },
   { key: 'fused_norm', url: 'fn', label: 'Fused norm', type: bool, def: true, group: 'kernels' },
   { key: 'fused_swiglu', url: 'fsw', label: 'Fused SwiGLU', type: bool, def: true, group: 'kernels' },

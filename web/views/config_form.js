@@ -227,7 +227,7 @@ export function mount(form, store, actions) {
       if (field.type === 'bool') {
         slot.input.checked = value ?? field.def ?? false;
       } else if (field.type === 'list') {
-        for (const box of slot.boxes) box.checked = (value ?? []).includes(box.value);
+        for (const box of slot.boxes) box.checked = (value ?? field.def ?? []).includes(box.value);
       } else if (field.type === 'enum') {
         slot.input.value = String(value ?? field.def ?? field.values[0]);
       } else {
