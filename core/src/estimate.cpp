@@ -1,6 +1,7 @@
 // The estimator pipeline: the only place that knows the order of the parts.
 #include <algorithm>
 
+#include "estimate_options.h"
 #include "memory/reference_formulas.h"
 #include "memory/stage_memory.h"
 #include "model/model_plan.h"
@@ -38,17 +39,20 @@ void check_fit(const Config& config, Estimate& estimate) {
 
 }  // namespace
 
-Estimate estimate(const Config& config) {
+Estimate estimate(const Config& config) { return estimate_with(config, EstimateOptions{}, nullptr); }
+
+Estimate estimate_with(const Config& config, const EstimateOptions& options, BlockCache* cache) {
   Estimate result;
   result.model = summarize_model(config);
-  const ModelPlan plan = build_model_plan(config);
+  const ModelPlan plan = build_model_plan(config, cache);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
   result.memory.stages = estimate_stage_memory(config, plan);
-  result.memory.korthikanti2022_activations_bytes =
-      korthikanti_activation_bytes(config.model, config.training);
-  result.memory.megatron_theoretical_bytes =
-      megatron_theoretical_memory_bytes(config.model, config.training);
-  estimate_time(config, plan, result.memory.stages, result);
+  if (options.reference_formulas) {
+    result.memory.korthikanti2022_activations_bytes =
+        korthikanti_activation_bytes(config.model, config.training);
+    result.memory.megatron_theoretical_bytes =
+        megatron_theoretical_memory_bytes(config.model, config.training);
+  }
   for (const StageMemory& s : result.memory.stages) {
     if (s.peak_bytes > result.memory.peak_bytes) {
       result.memory.peak_bytes = s.peak_bytes;
@@ -57,6 +61,11 @@ Estimate estimate(const Config& config) {
     result.memory.reserved_bytes = std::max(result.memory.reserved_bytes, s.reserved_bytes);
   }
   check_fit(config, result);
+  if (options.time_only_within_bytes > 0.0 &&
+      result.memory.peak_bytes > options.time_only_within_bytes) {
+    return result;
+  }
+  estimate_time(config, plan, result.memory.stages, result, options.timeline);
   return result;
 }
 

@@ -42,7 +42,7 @@ ChunkWalk walk_chunk(const ModelPlan& plan, const ChunkPlan& chunk) {
   ChunkWalk walk;
   double base = 0.0;
   for (const BlockRun& run : chunk.runs) {
-    const Block& block = plan.blocks[static_cast<size_t>(run.block)];
+    const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
     const double last = base + static_cast<double>(run.repeat - 1) * block.walk.stored_bytes;
     const int64_t layer =
         run.first_layer < 0 ? -1 : run.first_layer + (run.repeat - 1) * block.num_layers;
@@ -59,7 +59,7 @@ ChunkWalk walk_chunk(const ModelPlan& plan, const ChunkPlan& chunk) {
 std::string describe(const ModelPlan& plan, const PeakPoint& peak) {
   static const char* kPhases[] = {"forward", "backward", "recompute forward", "recompute backward"};
   if (peak.block < 0) return "end of forward";
-  const Block& block = plan.blocks[static_cast<size_t>(peak.block)];
+  const Block& block = *plan.blocks[static_cast<size_t>(peak.block)];
   std::string name = peak.op < 0 ? "end" : block.ops[static_cast<size_t>(peak.op)].name;
   if (peak.layer >= 0) {
     // A multi-layer block (uniform recompute group): find the layer of the op.
@@ -144,7 +144,7 @@ void add_static_memory(const Config& config, const ModelPlan& plan, size_t stage
   std::set<std::pair<int64_t, int64_t>> wgrad_shapes;
   for (const ChunkPlan& chunk : plan.stages[stage]) {
     for (const BlockRun& run : chunk.runs) {
-      const Block& block = plan.blocks[static_cast<size_t>(run.block)];
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
       const double repeat = static_cast<double>(run.repeat);
       for (const Op& op : block.ops) {
         params.dense += repeat * op.dense_params;

@@ -12,34 +12,43 @@ namespace {
 
 class PlanBuilder {
  public:
-  PlanBuilder(const Config& config, ModelPlan& plan)
-      : config_(config), ctx_(config.model, config.training), factory_(ctx_), plan_(plan) {}
+  PlanBuilder(const Config& config, ModelPlan& plan, BlockCache* cache)
+      : config_(config), ctx_(config.model, config.training), factory_(ctx_), plan_(plan),
+        cache_(cache) {}
 
   ChunkPlan chunk(const ChunkLayers& layers, bool embedding, bool head) {
     ChunkPlan chunk;
     chunk.num_layers = layers.num_layers;
     if (embedding) add_run(chunk, block_for("E", -1, {}), 1, -1);
     const RecomputeSpec& recompute = config_.training.recompute;
+    recompute_.clear();
+    recompute_.reserve(static_cast<size_t>(layers.num_layers));
+    for (int64_t j = 0; j < layers.num_layers; ++j) {
+      recompute_.push_back(layer_recompute(recompute, j, layers.num_layers));
+    }
+    std::string previous_key;
+    int32_t previous_block = -1;
     int64_t i = 0;
     while (i < layers.num_layers) {
       // A block runs from a segment-starting layer to the next one.
       int64_t end = i + 1;
-      while (end < layers.num_layers &&
-             !layer_recompute(recompute, end, layers.num_layers).starts_segment) {
+      while (end < layers.num_layers && !recompute_[static_cast<size_t>(end)].starts_segment) {
         ++end;
       }
-      std::string key = "L";
-      std::vector<int64_t> indices;
+      key_ = "L";
       for (int64_t j = i; j < end; ++j) {
-        const LayerRecompute rc = layer_recompute(recompute, j, layers.num_layers);
+        const LayerRecompute& rc = recompute_[static_cast<size_t>(j)];
         const bool moe = is_moe_layer(config_.model, layers.first_layer + j);
         const bool active = rc.active();
-        key += static_cast<char>('a' + (moe ? 1 : 0) + (active ? 2 : 0) +
-                                 (rc.starts_segment ? 4 : 0));
-        indices.push_back(j);
+        key_ += static_cast<char>('a' + (moe ? 1 : 0) + (active ? 2 : 0) +
+                                  (rc.starts_segment ? 4 : 0));
       }
-      add_run(chunk, block_for(key, layers.first_layer + i, indices, layers.num_layers),
-              1, layers.first_layer + i);
+      // Runs of identical layers repeat the previous block without a lookup.
+      if (key_ != previous_key) {
+        previous_block = block_for(key_, layers.first_layer + i, i, end);
+        previous_key = key_;
+      }
+      add_run(chunk, previous_block, 1, layers.first_layer + i);
       i = end;
     }
     if (head) {
@@ -58,10 +67,28 @@ class PlanBuilder {
     chunk.runs.push_back({block, repeat, first_layer});
   }
 
-  int32_t block_for(const std::string& key, int64_t first_global, const std::vector<int64_t>& indices,
-                    int64_t chunk_layers = 0) {
+  // The block of layers [begin, end) of the current chunk (recompute_ holds
+  // their flags), or the embedding ("E") / head ("H0", "H1").
+  int32_t block_for(const std::string& key, int64_t first_global, int64_t begin = 0,
+                    int64_t end = 0) {
     const auto it = index_.find(key);
     if (it != index_.end()) return it->second;
+    std::shared_ptr<const Block> shared;
+    if (cache_ != nullptr) {
+      const auto cached = cache_->blocks.find(key);
+      if (cached != cache_->blocks.end()) shared = cached->second;
+    }
+    if (shared == nullptr) {
+      shared = std::make_shared<const Block>(make_block(key, first_global, begin, end));
+      if (cache_ != nullptr) cache_->blocks.emplace(key, shared);
+    }
+    const auto id = static_cast<int32_t>(plan_.blocks.size());
+    plan_.blocks.push_back(std::move(shared));
+    index_.emplace(key, id);
+    return id;
+  }
+
+  Block make_block(const std::string& key, int64_t first_global, int64_t begin, int64_t end) {
     Block block;
     block.key = key;
     if (key == "E") {
@@ -69,36 +96,34 @@ class PlanBuilder {
     } else if (key[0] == 'H') {
       append_head_ops(block.ops, factory_, key == "H1");
     } else {
-      for (size_t n = 0; n < indices.size(); ++n) {
-        const int64_t global = first_global + static_cast<int64_t>(n);
-        const bool moe = is_moe_layer(config_.model, global);
+      for (int64_t j = begin; j < end; ++j) {
+        const bool moe = is_moe_layer(config_.model, first_global + (j - begin));
         block.moe = block.moe || moe;
-        append_layer_ops(block.ops, factory_, moe,
-                         layer_recompute(config_.training.recompute, indices[n], chunk_layers));
+        append_layer_ops(block.ops, factory_, moe, recompute_[static_cast<size_t>(j)]);
       }
-      block.num_layers = static_cast<int64_t>(indices.size());
+      block.num_layers = end - begin;
     }
     block.walk = walk_block(block.ops);
-    const auto id = static_cast<int32_t>(plan_.blocks.size());
-    plan_.blocks.push_back(std::move(block));
-    index_.emplace(key, id);
-    return id;
+    return block;
   }
 
   const Config& config_;
   OpContext ctx_;
   OpFactory factory_;
   ModelPlan& plan_;
+  BlockCache* cache_;
   std::map<std::string, int32_t> index_;
+  std::vector<LayerRecompute> recompute_;  ///< per layer of the chunk being planned
+  std::string key_;
 };
 
 }  // namespace
 
-ModelPlan build_model_plan(const Config& config) {
+ModelPlan build_model_plan(const Config& config, BlockCache* cache) {
   ModelPlan plan;
   const ParallelSpec& p = config.training.parallel;
   plan.layout = pipeline_layout(config.model.num_layers, p);
-  PlanBuilder builder(config, plan);
+  PlanBuilder builder(config, plan, cache);
   plan.stages.resize(plan.layout.size());
   for (size_t stage = 0; stage < plan.layout.size(); ++stage) {
     const auto& chunks = plan.layout[stage];

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "memory/activation_walk.h"
@@ -36,10 +38,21 @@ struct ChunkPlan {
 
 struct ModelPlan {
   PipelineLayout layout;
-  std::vector<Block> blocks;
-  std::vector<std::vector<ChunkPlan>> stages;  ///< [stage][virtual chunk]
+  std::vector<std::shared_ptr<const Block>> blocks;  ///< may be shared with a BlockCache
+  std::vector<std::vector<ChunkPlan>> stages;        ///< [stage][virtual chunk]
 };
 
-ModelPlan build_model_plan(const Config& config);
+// Blocks by key, kept across plans so that each distinct block is built and
+// walked once (the strategy search). A block depends on the model and on the
+// training fields the op builders read (micro-batch size, seq_len, dtype, tp,
+// cp, ep, etp, sequence parallelism, recompute granularity and modules, kernels, TE version,
+// MoE options), never on pp, vpp, dp, the stage split, the ZeRO stage or the
+// number of micro-batches (those only place and repeat blocks). Whoever reuses
+// a cache must keep the former fixed.
+struct BlockCache {
+  std::unordered_map<std::string, std::shared_ptr<const Block>> blocks;
+};
+
+ModelPlan build_model_plan(const Config& config, BlockCache* cache = nullptr);
 
 }  // namespace trainsim

@@ -141,7 +141,8 @@ void fill_throughput(const Config& config, const std::vector<double>& stage_flop
 }  // namespace
 
 void estimate_time(const Config& config, const ModelPlan& plan,
-                   const std::vector<StageMemory>& memory, Estimate& out) {
+                   const std::vector<StageMemory>& memory, Estimate& out,
+                   bool record_timeline) {
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
   const int64_t micro_batches = t.num_micro_batches;
@@ -151,7 +152,8 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   ScheduleInput schedule;
   schedule.num_micro_batches = micro_batches;
   schedule.interleaved_p2p_s = *std::max_element(boundary.begin(), boundary.end());
-  schedule.record_timeline = p.pp * p.vpp * micro_batches <= kMaxTimelinePasses;
+  schedule.record_timeline =
+      record_timeline && p.pp * p.vpp * micro_batches <= kMaxTimelinePasses;
   std::vector<ChunkTime> stage_totals(plan.stages.size());
   std::vector<double> stage_flops(plan.stages.size(), 0.0);
   for (size_t s = 0; s < plan.stages.size(); ++s) {

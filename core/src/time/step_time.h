@@ -11,9 +11,11 @@
 
 namespace trainsim {
 
-// Fills out.time, out.throughput and out.timeline. memory gives each stage's
-// parameter counts (they size data-parallel traffic and the optimizer).
+// Fills out.time, out.throughput and out.timeline (unless record_timeline is
+// false: the strategy search skips it). memory gives each stage's parameter
+// counts (they size data-parallel traffic and the optimizer).
 void estimate_time(const Config& config, const ModelPlan& plan,
-                   const std::vector<StageMemory>& memory, Estimate& out);
+                   const std::vector<StageMemory>& memory, Estimate& out,
+                   bool record_timeline = true);
 
 }  // namespace trainsim

@@ -1,0 +1,24 @@
+// The estimator with the knobs the strategy search and the what-if analysis
+// need. estimate(config) is estimate_with(config, EstimateOptions{}, nullptr);
+// no option changes any figure that is computed, only which parts are.
+#pragma once
+
+#include "model/model_plan.h"
+#include "trainsim/result.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+struct EstimateOptions {
+  bool timeline = true;            ///< record the pipeline timeline
+  bool reference_formulas = true;  ///< Korthikanti 2022 / Megatron closed forms
+  /// > 0: when the peak memory exceeds this many bytes, stop after the memory
+  /// part (time, throughput and timeline stay empty; fits and reasons are set).
+  double time_only_within_bytes = 0.0;
+};
+
+// cache: blocks shared across calls (see BlockCache for what must stay fixed);
+// null builds every block afresh.
+Estimate estimate_with(const Config& config, const EstimateOptions& options, BlockCache* cache);
+
+}  // namespace trainsim
