@@ -249,6 +249,7 @@ export function pageTests({ url, cli, artifacts }) {
           store.set({ result });
         });
       }
+      await page.waitForSelector('#timeline-chart path.ev');  // drawn just after the other views
       for (const id of ['#time', '#throughput', '#timeline']) assert.equal(await page.isVisible(id), true, `${id} visible`);
       assert.ok(await page.locator('#timeline-chart path.ev').count() > 0);
       assert.ok(await page.locator('#throughput-cards .card').count() >= 7);

@@ -34,8 +34,15 @@ export function mount(root, store) {
       .map(([k, label]) => h('li', {}, h('span', { class: `swatch k-${k}` }), label)));
     if (stages.length && draw(chart, stages) && !note.textContent) note.textContent = 'Scroll sideways to see the whole step.';
   };
-  onResize(chart, render);
-  store.subscribe((state, previous) => { if (state.result !== previous.result) render(); });
+  // Drawn after the verdict and the other charts are on screen (it is the
+  // heaviest view and the least urgent); a newer result replaces a pending draw.
+  let scheduled = 0;
+  const later = () => {
+    clearTimeout(scheduled);
+    scheduled = setTimeout(render, 0);
+  };
+  onResize(chart, later);
+  store.subscribe((state, previous) => { if (state.result !== previous.result) later(); });
 }
 
 // Events as objects, whether the core writes objects or arrays named by
