@@ -10,7 +10,10 @@ import { formatBytes } from '../../web/format.js';
 
 export function pageTests({ url, cli, artifacts }) {
   let browser;
-  const shot = (page, name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  const shot = async (page, name) => {
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));  // deferred views (timeline)
+    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  };
   const noProblems = (problems) => assert.deepEqual(problems, [], 'the page reported errors');
 
   before(async () => {
