@@ -17,6 +17,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   trainsim estimate CONFIG.json        estimate memory (and time) of one config; '-' reads stdin
+  trainsim search SPEC.json            the fastest plans that fit (strategy search)
+  trainsim whatif CONFIG.json          step time when each system figure is scaled 0.5x..4x
   trainsim presets [ID]                list the embedded presets, or print one
   trainsim import simumax --model M.json --strategy S.json [--system SYS.json]
                                        convert SimuMax config files into a trainsim config
@@ -159,6 +161,13 @@ int main(int argc, char** argv) {
     std::string error;
     if (!read_input(args[1], text, error)) return file_error("", error);
     return emit(trainsim::estimate_json(text));
+  }
+  if (command == "search" || command == "whatif") {
+    if (args.size() != 2) return usage_error(command + " takes one JSON file (or '-')");
+    std::string text;
+    std::string error;
+    if (!read_input(args[1], text, error)) return file_error("", error);
+    return emit(command == "search" ? trainsim::search_json(text) : trainsim::whatif_json(text));
   }
   if (command == "presets") {
     if (args.size() > 2) return usage_error("presets takes at most one ID");

@@ -4,7 +4,9 @@
 #include "io/config_json.h"
 #include "io/preset_store.h"
 #include "io/result_json.h"
+#include "io/search_json.h"
 #include "io/simumax_import.h"
+#include "io/whatif_json.h"
 #include "trainsim/trainsim.h"
 #include "validate.h"
 
@@ -74,6 +76,24 @@ std::string import_simumax_json(std::string_view model_text, std::string_view st
     if (!issues.empty()) return io::errors_envelope(issues);
     return io::result_envelope(config);
   });
+}
+
+std::string search_json(std::string_view search_text) {
+  return guarded([&] {
+    io::SearchRequest request;
+    Issues issues;
+    if (!io::read_search_request(search_text, request, issues)) return io::errors_envelope(issues);
+    return io::search_envelope(request,
+                               run_search(request.spec, request.page, request.include_points));
+  });
+}
+
+std::string search_merge_json(std::string_view pages_text) {
+  return guarded([&] { return io::merge_search_pages_envelope(pages_text); });
+}
+
+std::string whatif_json(std::string_view config_text) {
+  return guarded([&] { return io::whatif_envelope(config_text); });
 }
 
 std::string version() { return "0.1.0"; }

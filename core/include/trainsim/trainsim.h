@@ -53,6 +53,41 @@ std::string export_config_json(std::string_view config_text);
 /// {"ok":true,"result":{"csv":"section,stage,metric,value,unit\n..."}}.
 std::string export_csv_json(std::string_view config_text);
 
+/// Strategy search: the fastest plans that fit for a model, a system, GPU
+/// count(s) and a global batch. Document (README "Search and what-if"):
+///   {"model": "llama3-70b", "system": "h100-sxm-80gb", "num_gpus": 1024,
+///    "global_batch_size": 1024 | "global_batch_tokens": N, "seq_len": 8192,
+///    "constraints": {"tp": [1, 2, 4, 8], "micro_batch_size": [1, 2], ...},
+///    "memory_headroom": 0.05, "top_k": 10, "objective": "step_time",
+///    "page": {"offset": 0, "limit": 2000}, "include_points": false}
+/// Result: {"objective", "top_k", "capacity_bytes", "memory_budget_bytes",
+///   "page": {"offset", "end", "candidates"}, "counts": {considered, invalid(_by_reason),
+///   candidates, pruned(_by_reason), evaluated, infeasible(_by_reason), feasible},
+///   "top": [{"rank", "index", "metrics", "config", "result"}], "pareto": [{"index",
+///   "metrics", "config"}], "points": {"columns", "rows"} (include_points)}. Each
+///   "config" is a config document estimate_json accepts; "result" is its estimate
+///   (without the timeline).
+/// Progress and cancel (a Web Worker): run the same document with "page"
+/// {"offset": 0, "limit": L}, then offset L, 2L, ... until page.end reaches
+/// page.candidates (known after the first call), reporting end / candidates;
+/// stop calling to cancel; then search_merge_json({"pages": [result, ...]}) gives
+/// exactly the result of one call without "page".
+std::string search_json(std::string_view search_text);
+
+/// Merges page results of one search (consecutive pages, in order):
+/// {"pages": [result or envelope, ...]} -> the envelope of the whole search.
+std::string search_merge_json(std::string_view pages_text);
+
+/// What-if for one config: step time, speedup, peak memory and fit when each
+/// system figure (peak_flops, hbm_bandwidth, hbm_capacity, intra_node_bandwidth,
+/// inter_node_bandwidth, intra_node_latency, inter_node_latency, kernel_latency)
+/// is scaled by each factor (default 0.5, 0.75, 1, 1.5, 2, 3, 4). Input: a config
+/// document, optionally with "whatif": {"factors": [...], "figures": [...]}.
+/// Result: {"baseline", "factors", "figures": [{"figure", "smaller_is_better",
+/// "speedup_when_twice_as_good", "points": [{"factor", "iteration_s", "speedup",
+/// "tokens_per_s_per_gpu", "peak_bytes", "fits"}]}], "most_sensitive"}.
+std::string whatif_json(std::string_view config_text);
+
 /// The library version, e.g. "0.1.0".
 std::string version();
 

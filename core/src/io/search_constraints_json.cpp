@@ -1,0 +1,114 @@
+// "/constraints" of a search document.
+#include "io/json_reader.h"
+#include "io/limits.h"
+#include "io/search_json.h"
+#include "io/training_input.h"
+
+namespace trainsim::io {
+namespace {
+
+using Json = nlohmann::json;
+
+// Megatron-LM's three usual settings: no recompute, selective core attention
+// (Korthikanti et al. 2022), and every layer checkpointed.
+const char* kDefaultRecomputeModes = R"([
+  {"granularity": "none"},
+  {"granularity": "selective"},
+  {"granularity": "full", "method": "uniform", "num_layers": 1}])";
+
+bool is_full_with_all_layers(const Json& mode) {
+  if (!mode.is_object()) return false;
+  const auto granularity = mode.find("granularity");
+  const auto layers = mode.find("num_layers");
+  return granularity != mode.end() && *granularity == "full" && layers != mode.end() &&
+         *layers == "all";
+}
+
+// One mode, read by the config reader (its issues re-rooted at `path`).
+void read_recompute_mode(const Json& item, const std::string& path, SearchRequest& request,
+                         Issues& issues) {
+  RecomputeMode mode;
+  Json value = item;
+  if (is_full_with_all_layers(item)) {
+    value["num_layers"] = 1;
+    mode.all_layers = true;
+  }
+  const Json training = {{"seq_len", 1}, {"micro_batch_size", 1}, {"num_micro_batches", 1},
+                         {"recompute", value}};
+  TrainingInput input;
+  Issues local;
+  read_training_input(training, "", input, local);
+  const std::string prefix = "/recompute";
+  for (const Issue& issue : local) {
+    const bool inside = issue.path.rfind(prefix, 0) == 0;
+    issues.push_back({path + (inside ? issue.path.substr(prefix.size()) : ""), issue.message});
+  }
+  mode.spec = input.spec.recompute;
+  request.spec.recompute.push_back(mode);
+  request.recompute.push_back(item);
+}
+
+void read_recompute_modes(const Json* value, SearchRequest& request, Issues& issues) {
+  const Json defaults = Json::parse(kDefaultRecomputeModes);
+  if (value == nullptr) value = &defaults;
+  const std::string path = "/constraints/recompute";
+  if (!value->is_array() || value->empty()) {
+    issues.push_back({path, "expected a non-empty array of recompute objects, got " +
+                                describe_json_value(*value)});
+    return;
+  }
+  for (size_t i = 0; i < value->size(); ++i) {
+    const std::string item_path = path + "/" + std::to_string(i);
+    const Json& item = (*value)[i];
+    bool duplicate = false;
+    for (size_t j = 0; j < i; ++j) duplicate = duplicate || (*value)[j] == item;
+    if (duplicate) {
+      issues.push_back({item_path, "duplicate mode"});
+      continue;
+    }
+    read_recompute_mode(item, item_path, request, issues);
+  }
+}
+
+SequenceParallelPolicy read_sequence_parallel(ObjectReader& r) {
+  const Json* value = r.raw("sequence_parallel");
+  if (value == nullptr) return SequenceParallelPolicy::kAlways;
+  if (value->is_boolean()) {
+    return value->get<bool>() ? SequenceParallelPolicy::kAlways : SequenceParallelPolicy::kNever;
+  }
+  if (*value != "both") {
+    r.issues().push_back({r.path_of("sequence_parallel"),
+                          "expected true, false or \"both\", got " + describe_json_value(*value)});
+  }
+  return SequenceParallelPolicy::kBoth;
+}
+
+}  // namespace
+
+void read_search_constraints(const Json* value, SearchRequest& request, Issues& issues) {
+  SearchSpec& spec = request.spec;
+  if (value == nullptr) {
+    read_recompute_modes(nullptr, request, issues);
+    return;
+  }
+  ObjectReader r(*value, "/constraints", issues);
+  if (!r.ok()) return;
+  spec.tp = read_int_choices(r, "tp", 1, kMaxGpus);
+  spec.pp = read_int_choices(r, "pp", 1, kMaxLayers);
+  spec.vpp = read_int_choices(r, "vpp", 1, kMaxLayers);
+  spec.cp = read_int_choices(r, "cp", 1, kMaxGpus);
+  spec.ep = read_int_choices(r, "ep", 1, kMaxExperts);
+  spec.etp = read_int_choices(r, "etp", 1, kMaxGpus);
+  spec.dp = read_int_choices(r, "dp", 1, kMaxGpus);
+  if (r.has("micro_batch_size")) {
+    spec.micro_batch_size = read_int_choices(r, "micro_batch_size", 1, kMaxBatch);
+  }
+  spec.max_tp = r.optional_int("max_tp", 1, kMaxGpus).value_or(0);
+  if (r.has("zero_stage")) spec.zero_stage = read_int_choices(r, "zero_stage", 0, 3);
+  spec.sequence_parallel = read_sequence_parallel(r);
+  spec.uneven_stages = r.bool_or("uneven_stages", false);
+  read_recompute_modes(r.raw("recompute"), request, issues);
+  r.finish();
+}
+
+}  // namespace trainsim::io

@@ -1,0 +1,54 @@
+// Search and what-if documents: JSON -> SearchSpec (strict, path-named issues
+// like config documents) and search results -> JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "search/search.h"
+#include "search/search_spec.h"
+#include "trainsim/issue.h"
+
+namespace trainsim::io {
+
+class ObjectReader;
+
+struct SearchRequest {
+  SearchSpec spec;
+  SearchPage page;
+  bool include_points = false;
+  // The document's own values, to write each candidate as a config document.
+  nlohmann::json model;                   ///< preset id or object, as given
+  nlohmann::json system;                  ///< preset id or object, as given
+  nlohmann::json training;                ///< the fixed training keys, as given
+  std::string dtype;                      ///< as given; "" = the default
+  std::vector<nlohmann::json> recompute;  ///< each recompute mode, as given
+};
+
+bool read_search_request(std::string_view text, SearchRequest& request, Issues& issues);
+
+// "invalid JSON at byte N: ..." (the message config documents give).
+std::string json_parse_error_message(const nlohmann::json::parse_error& error);
+
+// "/constraints" (null: absent): allowed degrees, recompute modes, ZeRO stages,
+// sequence parallelism, uneven stages (search_constraints_json.cpp).
+void read_search_constraints(const nlohmann::json* value, SearchRequest& request, Issues& issues);
+
+// An integer, or a non-empty array of distinct integers, each in [min, max];
+// empty when the key is absent or bad (issues then say why).
+std::vector<int64_t> read_int_choices(ObjectReader& r, const char* key, int64_t min_value,
+                                      int64_t max_value);
+
+// The config document (accepted by estimate_json) of one candidate.
+nlohmann::json candidate_config_json(const SearchRequest& request, const Candidate& candidate);
+
+std::string search_envelope(const SearchRequest& request, const SearchOutcome& outcome);
+
+// {"pages": [result, ...]}: the results of a search run page by page (same
+// document, consecutive pages) merged into the result of one run.
+std::string merge_search_pages_envelope(std::string_view text);
+
+}  // namespace trainsim::io
