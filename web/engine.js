@@ -32,7 +32,7 @@ function workerBackend() {
 }
 
 function inPageBackend() {
-  const module = import('./trainsim_wasm.mjs').then((m) => m.default());
+  const module = import('./trainsim_web.mjs').then((m) => m.default());
   return async (op, arg) => runOp(await module, op, arg);
 }
 
