@@ -3,6 +3,7 @@
 #include "io/hf_import.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "io/json_reader.h"
 #include "io/limits.h"
@@ -93,12 +94,15 @@ const Family* find_family(HfReader& r) {
       return &f;
     }
   }
-  const std::string seen = architecture.empty() ? "" : " (architectures: " + architecture + ")";
   if (model_type) {
-    r.error("model_type", "unsupported model_type \"" + *model_type + "\"" + seen + "; supported: " +
-                              supported_list());
+    r.error("model_type", "unsupported model_type \"" + *model_type + "\"" +
+                              (architecture.empty() ? "" : " (architectures: " + architecture + ")") +
+                              "; supported: " + supported_list());
   } else if (r.get("model_type") == nullptr) {
-    r.error("model_type", "missing required key" + (seen.empty() ? "" : seen + " is not a supported class") +
+    r.error("model_type", "missing required key" +
+                              (architecture.empty() ? ""
+                                                    : " (architectures: " + architecture +
+                                                          " is not a supported class)") +
                               "; supported: " + supported_list());
   }
   return nullptr;
@@ -127,8 +131,10 @@ void read_attention(HfReader& r, const Family& f, json& m, int64_t hidden, int64
   if (mla) r.integer("num_key_value_heads", 1, kMaxHeads);  // MLA: every head has its own k/v
   if (!mla) {
     int64_t fallback = f.head_dim_default;
-    if (fallback == 0 && hidden % heads == 0) fallback = hidden / heads;
-    if (r.get("head_dim") == nullptr && fallback == 0) {
+    if (fallback == 0 && heads > 0 && hidden % heads == 0) fallback = hidden / heads;
+    if (heads == 0) {
+      m["head_dim"] = 1;  // hidden_size or num_attention_heads is already reported
+    } else if (r.get("head_dim") == nullptr && fallback == 0) {
       r.error("head_dim", "missing required key (hidden_size is not a multiple of num_attention_heads)");
     } else if (r.get("head_dim") == nullptr && f.head_dim_default == 0) {
       m["head_dim"] = fallback;  // None: hidden_size / num_attention_heads
@@ -191,8 +197,10 @@ json read_model(HfReader& r, const Family& f, const json& document) {
                     ? document["architectures"][0].get<std::string>()
                     : std::string(f.model_type);
   }
+  const size_t issues_before = r.issue_count();
   const int64_t hidden = r.required("hidden_size", 1, kMaxWidth);
   const int64_t heads = r.required("num_attention_heads", 1, kMaxHeads);
+  const bool sizes_valid = r.issue_count() == issues_before;
   m["num_layers"] = r.required("num_hidden_layers", 1, kMaxLayers);
   m["hidden_size"] = hidden;
   m["num_attention_heads"] = heads;
@@ -207,7 +215,7 @@ json read_model(HfReader& r, const Family& f, const json& document) {
            (f.tie_default ? "true" : "false"));
   }
   m["tie_embeddings"] = tie.value_or(f.tie_default);
-  read_attention(r, f, m, hidden, heads);
+  read_attention(r, f, m, sizes_valid ? hidden : 0, sizes_valid ? heads : 0);
   switch (f.moe) {
     case MoeKind::kMixtral: read_hf_mixtral(r, m); break;
     case MoeKind::kQwenMoe: read_hf_qwen_moe(r, m, false); break;
@@ -227,6 +235,9 @@ json import_hf(std::string_view text, Issues& issues) {
     document = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& error) {
     issues.push_back({"/hf", "invalid JSON at byte " + std::to_string(error.byte)});
+    return nullptr;
+  } catch (const json::out_of_range& error) {
+    issues.push_back({"/hf", number_overflow_message(error)});
     return nullptr;
   }
   if (!document.is_object()) {
@@ -259,12 +270,13 @@ void HfReader::error(const char* key, const std::string& message) {
 std::optional<int64_t> HfReader::integer(const char* key, int64_t min_value, int64_t max_value) {
   const json* value = get(key);
   if (value == nullptr) return std::nullopt;
-  if (!value->is_number_integer() || value->is_number_unsigned()) {
-    if (value->is_number_unsigned()) {
-      error(key, "must be at most " + std::to_string(max_value) + ", got " + value->dump());
-    } else {
-      error(key, "expected integer, got " + describe_json_value(*value));
-    }
+  if (!value->is_number_integer()) {
+    error(key, "expected integer, got " + describe_json_value(*value));
+    return std::nullopt;
+  }
+  if (value->is_number_unsigned() &&
+      value->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    error(key, "must be at most " + std::to_string(max_value) + ", got " + value->dump());
     return std::nullopt;
   }
   const int64_t result = value->get<int64_t>();

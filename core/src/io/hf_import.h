@@ -43,6 +43,7 @@ class HfReader {
   std::optional<std::string> text(const char* key);
   void error(const char* key, const std::string& message);
   void note(const std::string& message) { notes_.push_back(message); }
+  size_t issue_count() const { return issues_.size(); }
   std::vector<std::string> unread_keys() const;
 
  private:

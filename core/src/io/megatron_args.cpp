@@ -73,6 +73,10 @@ class Lexer {
       return true;
     }
     if (c == ';' || c == '&' || c == '|' || c == '<' || c == '>') {
+      if ((c == '<' || c == '>') && is_fd_number()) {  // "2>&1": the 2 is a descriptor
+        current_ = RawWord{};
+        in_word_ = false;
+      }
       separator();
       ++pos_;
       return true;
@@ -83,6 +87,16 @@ class Lexer {
     if (c == '$') return dollar(false);
     literal(c, false);
     ++pos_;
+    return true;
+  }
+
+  bool is_fd_number() const {
+    if (!in_word_ || current_.segments.size() != 1) return false;
+    const Segment& s = current_.segments[0];
+    if (s.kind != Segment::Kind::kLiteral || s.quoted || s.text.empty()) return false;
+    for (char c : s.text) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    }
     return true;
   }
 
@@ -243,6 +257,11 @@ class Lexer {
     const std::string rest = body.substr(end);
     if (rest.rfind(":-", 0) == 0 || rest.rfind("-", 0) == 0) {
       segment.fallback = rest.substr(rest[0] == ':' ? 2 : 1);
+      const size_t n = segment.fallback.size();
+      if (n >= 2 && (segment.fallback[0] == '"' || segment.fallback[0] == '\'') &&
+          segment.fallback[n - 1] == segment.fallback[0]) {
+        segment.fallback = segment.fallback.substr(1, n - 2);  // ${NAME:-"value"}
+      }
       segment.has_fallback = segment.fallback.find('$') == std::string::npos;
       if (!segment.has_fallback) segment.kind = Segment::Kind::kComputed;
     } else if (!rest.empty()) {
@@ -292,7 +311,8 @@ class Expander {
         raw.segments[0].quoted) {
       return false;
     }
-    static const std::set<std::string> kKeywords = {"export", "local", "declare", "readonly", "env"};
+    static const std::set<std::string> kKeywords = {"export", "local", "declare", "readonly", "env",
+                                                    "then", "else", "do", "time", "!", "{", "("};
     return kKeywords.count(raw.segments[0].text) != 0;
   }
 
@@ -368,7 +388,10 @@ class Expander {
       std::string unresolved;
       const std::string text = value_of(s, unresolved);
       if (!unresolved.empty() && current.unresolved.empty()) current.unresolved = unresolved;
-      if (s.quoted || s.kind == Segment::Kind::kLiteral || !unresolved.empty()) {
+      // Array elements are word-split too: scripts expand them unquoted (${ARGS[@]}).
+      const bool split = unresolved.empty() &&
+                         (in_array_ || (!s.quoted && s.kind != Segment::Kind::kLiteral));
+      if (!split) {
         current.text += text;
         has_content = has_content || s.quoted || !text.empty();
         continue;
@@ -404,8 +427,10 @@ bool is_number(const std::string& text) {
   return end == text.c_str() + text.size();
 }
 
+// argparse (_parse_optional): a word with a space is a value, never an option.
 bool looks_like_flag(const Word& word) {
-  return word.text.size() > 1 && word.text[0] == '-' && !is_number(word.text);
+  return word.text.size() > 1 && word.text[0] == '-' && !is_number(word.text) &&
+         word.text.find(' ') == std::string::npos;
 }
 
 }  // namespace
@@ -418,7 +443,10 @@ bool split_command_flags(std::string_view text,
   const std::vector<Word> words = Expander().run(raw_words);
   for (size_t i = 0; i < words.size(); ++i) {
     const Word& word = words[i];
-    if (word.separator || word.text.size() <= 2 || word.text.compare(0, 2, "--") != 0) continue;
+    if (word.separator || !looks_like_flag(word) || word.text.compare(0, 2, "--") != 0 ||
+        word.text.size() <= 2) {
+      continue;
+    }
     CommandFlag flag;
     flag.line = word.line;
     const size_t equals = word.text.find('=');

@@ -132,7 +132,7 @@ void read_vocab(FlagReader& r, json& m) {
     m["make_vocab_size_divisible_by"] = r.integer("--make-vocab-size-divisible-by", 1, 1 << 20).value_or(128);
   }
   const auto type = r.text("--tokenizer-type");
-  const auto model = r.text("--tokenizer-model");
+  const auto model = r.text_if_resolved("--tokenizer-model");  // a path, often from $1
   const auto size = r.integer("--vocab-size", 0, kMaxVocab);
   if (r.has("--padded-vocab-size")) {
     m["vocab_size"] = r.integer("--padded-vocab-size", 1, kMaxVocab).value_or(1);

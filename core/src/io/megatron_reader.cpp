@@ -149,6 +149,12 @@ std::optional<double> FlagReader::number(const char* name, double min_value, dou
 
 std::optional<std::string> FlagReader::text(const char* name) { return single(name); }
 
+std::optional<std::string> FlagReader::text_if_resolved(const char* name) {
+  const CommandFlag* f = last(name);
+  if (f == nullptr || !f->unresolved.empty()) return std::nullopt;
+  return single(name);
+}
+
 std::optional<size_t> FlagReader::choice(const char* name,
                                          const std::vector<std::string>& allowed) {
   const auto text = single(name);
