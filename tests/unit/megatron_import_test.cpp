@@ -352,6 +352,10 @@ TEST(MegatronImportNotesTest, SystemPresetAndGpuCount) {
   const json envelope = json::parse(import_megatron_json(
       "torchrun --nnodes 4 --nproc-per-node 8 pretrain_gpt.py " + kBase, "h200-sxm-141gb"));
   EXPECT_EQ(envelope["result"]["config"]["system"], json::parse(R"({"preset":"h200-sxm-141gb","num_gpus":32})"));
+  const json run_time = json::parse(import_megatron_json(
+      "torchrun --nnodes $SLURM_NNODES --nproc-per-node 8 pretrain_gpt.py " + kBase, ""));
+  EXPECT_FALSE(run_time["result"]["config"]["system"].contains("num_gpus"));
+  EXPECT_TRUE(has_note(run_time["result"]["notes"], "--nnodes $SLURM_NNODES is only known at run time: set system.num_gpus"));
   const json fallback = json::parse(import_megatron_json(kMinimal, ""));
   EXPECT_EQ(fallback["result"]["config"]["system"]["preset"], "h100-sxm-80gb");
   EXPECT_TRUE(has_note(fallback["result"]["notes"], "using the h100-sxm-80gb preset"));

@@ -261,8 +261,15 @@ json read_system(FlagReader& r, std::string_view preset, Issues& issues) {
     issues.push_back({"/system", "unknown system preset \"" + id + "\""});
   }
   json system = {{"preset", id}};
-  const auto nnodes = r.integer("--nnodes", 1, kMaxGpus);
   const char* nproc_flag = r.has("--nproc-per-node") ? "--nproc-per-node" : "--nproc_per_node";
+  const std::string run_time[] = {r.run_time_value("--nnodes"), r.run_time_value(nproc_flag)};
+  if (!run_time[0].empty() || !run_time[1].empty()) {
+    const bool nodes = !run_time[0].empty();
+    r.note(std::string(nodes ? "--nnodes" : nproc_flag) + " " + run_time[nodes ? 0 : 1] +
+           " is only known at run time: set system.num_gpus");
+    return system;
+  }
+  const auto nnodes = r.integer("--nnodes", 1, kMaxGpus);
   const auto nproc = r.integer(nproc_flag, 1, kMaxGpus);
   if (nnodes || nproc) {
     system["num_gpus"] = nnodes.value_or(1) * nproc.value_or(1);

@@ -149,6 +149,11 @@ std::optional<double> FlagReader::number(const char* name, double min_value, dou
 
 std::optional<std::string> FlagReader::text(const char* name) { return single(name); }
 
+std::string FlagReader::run_time_value(const char* name) {
+  const CommandFlag* f = last(name);
+  return f == nullptr ? "" : f->unresolved;
+}
+
 std::optional<std::string> FlagReader::text_if_resolved(const char* name) {
   const CommandFlag* f = last(name);
   if (f == nullptr || !f->unresolved.empty()) return std::nullopt;

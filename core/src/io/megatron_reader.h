@@ -28,6 +28,8 @@ class FlagReader {
   int64_t required_integer(const char* name, int64_t min_value, int64_t max_value);
   std::optional<double> number(const char* name, double min_value, double max_value);
   std::optional<std::string> text(const char* name);
+  // The raw text of a value bash computes at run time ("$NNODES"), or "".
+  std::string run_time_value(const char* name);
   // Like text(), but a value bash computes at run time is simply unknown (no issue).
   std::optional<std::string> text_if_resolved(const char* name);
   std::optional<size_t> choice(const char* name, const std::vector<std::string>& allowed);

@@ -1,0 +1,92 @@
+// Node smoke test of the WASM import/export functions the page's dialogs use:
+// importHf, importMegatron, exportMegatron, exportConfig, exportCsv. Each
+// answers with an envelope, bad input comes back as data, and a Megatron-LM
+// command line survives export -> import.
+//   node tests/wasm/interop_smoke.mjs MODULE.mjs REPO_ROOT
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [modulePath, root] = process.argv.slice(2);
+if (!modulePath || !root) {
+  console.error('usage: node interop_smoke.mjs MODULE.mjs REPO_ROOT');
+  process.exit(1);
+}
+
+let failed = 0;
+function check(name, fn) {
+  try {
+    fn();
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    failed += 1;
+    console.log(`not ok - ${name}\n  ${error.message}`);
+  }
+}
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const { default: createTrainsim } = await import(pathToFileURL(path.resolve(modulePath)).href);
+const trainsim = await createTrainsim();
+const read = (relative) => fs.readFileSync(path.join(root, relative), 'utf8');
+const config = {
+  model: 'llama3-8b',
+  training: { seq_len: 4096, micro_batch_size: 1, global_batch_size: 64, tp: 2, pp: 2, sequence_parallel: true },
+  system: { preset: 'h100-sxm-80gb', num_gpus: 16 },
+};
+
+check('importHf gives a model and notes', () => {
+  const envelope = JSON.parse(trainsim.importHf(read('tests/data/hf/deepseek-v3.json')));
+  assert(envelope.ok, JSON.stringify(envelope));
+  assert(envelope.result.model.moe.num_experts === 256, JSON.stringify(envelope.result.model));
+  assert(envelope.result.notes.some((n) => n.includes('multi-token-prediction')), envelope.result.notes.join('; '));
+});
+
+check('importHf reports bad input with a path', () => {
+  const envelope = JSON.parse(trainsim.importHf('{"model_type": "gpt2"}'));
+  assert(!envelope.ok && envelope.errors[0].path === '/hf/model_type', JSON.stringify(envelope));
+});
+
+check('importMegatron gives a config for a system preset', () => {
+  const envelope = JSON.parse(trainsim.importMegatron(read('tests/data/megatron/llama3_70b.sh'), 'h200-sxm-141gb'));
+  assert(envelope.ok, JSON.stringify(envelope));
+  assert(envelope.result.config.system.preset === 'h200-sxm-141gb', JSON.stringify(envelope.result.config.system));
+  assert(envelope.result.config.training.vpp === 4, JSON.stringify(envelope.result.config.training));
+  assert(JSON.parse(trainsim.estimate(JSON.stringify(envelope.result.config))).ok, 'imported config does not estimate');
+});
+
+check('importMegatron reports bad flags with a path', () => {
+  const envelope = JSON.parse(trainsim.importMegatron('--num-layers x', ''));
+  assert(!envelope.ok && envelope.errors[0].path === '/args/--num-layers', JSON.stringify(envelope));
+});
+
+check('exportMegatron round-trips through importMegatron', () => {
+  const exported = JSON.parse(trainsim.exportMegatron(JSON.stringify(config)));
+  assert(exported.ok && exported.result.command.startsWith('torchrun --nnodes 2'), JSON.stringify(exported));
+  const imported = JSON.parse(trainsim.importMegatron(exported.result.command, 'h100-sxm-80gb'));
+  assert(imported.ok, JSON.stringify(imported));
+  const training = imported.result.config.training;
+  assert(training.tp === 2 && training.pp === 2 && training.sequence_parallel === true, JSON.stringify(training));
+});
+
+check('exportConfig expands presets', () => {
+  const envelope = JSON.parse(trainsim.exportConfig(JSON.stringify(config)));
+  assert(envelope.ok && envelope.result.config.model.hidden_size === 4096, JSON.stringify(envelope));
+  assert(envelope.result.config.system.gpu.hbm_capacity_gib === 80, JSON.stringify(envelope.result.config.system.gpu));
+});
+
+check('exportCsv gives the estimate as CSV', () => {
+  const envelope = JSON.parse(trainsim.exportCsv(JSON.stringify(config)));
+  assert(envelope.ok && envelope.result.csv.startsWith('section,stage,metric,value,unit\n'), JSON.stringify(envelope).slice(0, 300));
+  assert(/\nmemory,,peak_bytes,[0-9.e+]+,bytes\n/.test(envelope.result.csv), 'no peak_bytes row');
+});
+
+check('exports report bad configs with a path', () => {
+  for (const fn of ['exportMegatron', 'exportConfig', 'exportCsv']) {
+    const envelope = JSON.parse(trainsim[fn]('{"model": "llama3-8b"}'));
+    assert(!envelope.ok && envelope.errors[0].path === '/training', `${fn}: ${JSON.stringify(envelope)}`);
+  }
+});
+
+process.exit(failed === 0 ? 0 : 1);
