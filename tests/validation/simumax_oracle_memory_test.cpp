@@ -160,7 +160,10 @@ TEST(SimumaxOracleMemoryTest, EveryStageWithinTwoPercent) {
 TEST(SimumaxOracleMemoryTest, PartsWithinTwoPercent) {
   for (const testing::OracleCase& c : testing::oracle_cases()) {
     if (!c.result.contains("memory") || is_deviation(c.id)) continue;
-    for (const auto& [name, expected] : c.expected["memory"].items()) {
+    for (const auto& item : c.expected["memory"].items()) {
+      // Not a structured binding: Clang 14 cannot capture one in the lambda below.
+      const std::string& name = item.key();
+      const nlohmann::json& expected = item.value();
       const nlohmann::json& stage = testing::oracle_stage(c, name);
       auto part = [&](const char* dense, const char* moe) {
         return expected[dense].get<double>() + expected[moe].get<double>();
