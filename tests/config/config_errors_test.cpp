@@ -72,7 +72,7 @@ const BadInputCase kCases[] = {
     {"kv_heads_not_dividing", R"({"model": {"preset": "llama3-8b", "num_kv_heads": 5}})",
      "/model/num_kv_heads", "must divide num_attention_heads (32), got 5"},
     {"hbm_negative", R"({"system": {"gpu": {"hbm_capacity_gib": -80}}})",
-     "/system/gpu/hbm_capacity_gib", "must be greater than 0, got -80"},
+     "/system/gpu/hbm_capacity_gib", "must be at least 1e-06, got -80"},
     {"bandwidth_string", R"({"system": {"intra_node": {"bandwidth_gb_per_s": "fast"}}})",
      "/system/intra_node/bandwidth_gb_per_s", "expected number, got string \"fast\""},
     {"zero_stage_range", R"({"training": {"zero_stage": 4}})", "/training/zero_stage",
@@ -96,6 +96,31 @@ const BadInputCase kCases[] = {
     {"cp_not_dividing_seq", R"({"training": {"cp": 2, "seq_len": 4098}, "system": {"num_gpus": 32}})",
      "/training/cp",
      "must divide seq_len (context parallelism splits the sequence into 2*cp chunks) (4098), got 4"},
+    // Reliability findings (issue 7): inputs that overflowed or hung before.
+    {"world_size_overflow",
+     R"({"training": {"tp": 16777216, "cp": 16777216, "pp": 100000, "dp": 16777216}, "system": {"num_gpus": null}})",
+     "/training/cp", "tp*cp must be at most 16777216 (the largest number of GPUs), got 281474976710656"},
+    {"too_many_micro_batches", R"({"training": {"global_batch_size": null, "num_micro_batches": 4194304}})",
+     "/training/num_micro_batches",
+     "too many micro-batches to simulate: num_micro_batches*pp*vpp must be at most 4194304, got "
+     "4194304*2*1"},
+    {"too_many_micro_batches_from_batch", R"({"training": {"global_batch_size": 33554432}})",
+     "/training/global_batch_size",
+     "too many micro-batches to simulate: num_micro_batches*pp*vpp must be at most 4194304, got "
+     "8388608*2*1"},
+    {"too_many_tokens_per_micro_batch", R"({"training": {"seq_len": 67108864, "micro_batch_size": 128}})",
+     "/training/micro_batch_size",
+     "seq_len*micro_batch_size must be at most 4294967296 tokens, got 8589934592"},
+    {"capacity_factor_huge", R"({"training": {"moe_capacity_factor": 1000000}})",
+     "/training/moe_capacity_factor", "must be at most 1000, got 1000000"},
+    {"gemm_efficiency_tiny", R"({"system": {"efficiency": {"gemm": 1e-300}}})",
+     "/system/efficiency/gemm", "must be at least 1e-06, got 1e-300"},
+    {"link_bandwidth_tiny", R"({"system": {"inter_node": {"bandwidth_gb_per_s": 1e-9}}})",
+     "/system/inter_node/bandwidth_gb_per_s", "must be at least 1e-06, got 1e-09"},
+    {"fp8_peak_tiny", R"({"system": {"gpu": {"peak_tflops": {"fp8": 1e-12}}}})",
+     "/system/gpu/peak_tflops/fp8", "must be 0 (no fp8) or at least 1e-06, got 1e-12"},
+    {"measured_efficiency_tiny", R"({"system": {"efficiency": {"measured": {"gemm": {"b=1, m=1, k=1, n=1": 1e-300}}}}})",
+     "/system/efficiency/measured/gemm/b=1, m=1, k=1, n=1", "expected a number of at least 1e-06, got number 1e-300"},
 };
 
 void PrintTo(const BadInputCase& c, std::ostream* out) { *out << c.name; }

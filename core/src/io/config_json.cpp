@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "io/json_reader.h"
+#include "io/limits.h"
 #include "io/preset_store.h"
 #include "io/training_input.h"
 #include "trainsim/trainsim.h"
@@ -53,6 +54,17 @@ void resolve_parallel_sizes(TrainingInput& input, SystemSpec& system, Issues& is
     }
     input.spec.num_micro_batches = *input.global_batch_size / sequences_per_micro_batch_round;
   }
+  // Simulating more passes would take minutes and gigabytes (limits.h). In double:
+  // pp * vpp * micro-batches can exceed int64 before validation bounds pp * vpp.
+  const double passes = static_cast<double>(parallel.pp) * static_cast<double>(parallel.vpp) *
+                        static_cast<double>(input.spec.num_micro_batches);
+  if (passes > static_cast<double>(kMaxPipelinePasses)) {
+    issues.push_back({input.num_micro_batches ? "/training/num_micro_batches" : input.batch_path,
+                      "too many micro-batches to simulate: num_micro_batches*pp*vpp must be at most " +
+                          std::to_string(kMaxPipelinePasses) + ", got " +
+                          std::to_string(input.spec.num_micro_batches) + "*" +
+                          std::to_string(parallel.pp) + "*" + std::to_string(parallel.vpp)});
+  }
 }
 
 }  // namespace
@@ -97,6 +109,9 @@ bool read_config(std::string_view text, Config& config, Issues& issues) {
     document = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& error) {
     issues.push_back({"", parse_error_message(error)});
+    return false;
+  } catch (const nlohmann::json::out_of_range& error) {
+    issues.push_back({"", number_overflow_message(error)});
     return false;
   }
   ObjectReader r(document, "", issues);

@@ -59,6 +59,13 @@ std::string describe_json_value(const nlohmann::json& value) {
   }
 }
 
+std::string number_overflow_message(const nlohmann::json::out_of_range& error) {
+  std::string what = error.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
+  const auto tag_end = what.find("] ");
+  if (tag_end != std::string::npos) what = what.substr(tag_end + 2);
+  return "invalid JSON: " + shorten(what, 80) + " (numbers must be within the range of a double)";
+}
+
 std::string json_pointer_escape(const std::string& key) {
   std::string out;
   for (char c : key) {

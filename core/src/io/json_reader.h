@@ -19,6 +19,10 @@
 namespace trainsim::io {
 
 std::string describe_json_value(const nlohmann::json& value);
+
+// The message for a number beyond double range ("1e400"): nlohmann's parser
+// throws out_of_range for it, not parse_error, so every parse site catches both.
+std::string number_overflow_message(const nlohmann::json::out_of_range& error);
 std::string json_pointer_escape(const std::string& key);
 
 class ObjectReader {

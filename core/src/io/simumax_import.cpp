@@ -21,6 +21,9 @@ bool parse_document(std::string_view text, const std::string& path, json& out, I
   } catch (const json::parse_error& error) {
     issues.push_back({path, "invalid JSON at byte " + std::to_string(error.byte)});
     return false;
+  } catch (const json::out_of_range& error) {
+    issues.push_back({path, number_overflow_message(error)});
+    return false;
   }
   if (!out.is_object()) {
     issues.push_back({path, "expected object, got " + describe_json_value(out)});

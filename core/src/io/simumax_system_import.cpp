@@ -4,6 +4,7 @@
 // explicit system fields: the 0.09 straggler coefficient (perf_llm.py).
 #include "io/simumax_system_import.h"
 
+#include <cmath>
 #include <string>
 
 #include "io/json_reader.h"
@@ -77,6 +78,25 @@ json memory_kernel(const json* bandwidths, const char* key, double reference_gbp
           {"latency_us", number(entry, "latency_us", 0.0)}};
 }
 
+// Finite inputs can still overflow (1e308 GiB/s in GB/s): the first non-finite
+// number of the converted system, as a JSON pointer, or "".
+std::string non_finite_at(const json& value, const std::string& pointer) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) return pointer.empty() ? "/" : pointer;
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      const std::string found = non_finite_at(item, pointer + "/" + json_pointer_escape(key));
+      if (!found.empty()) return found;
+    }
+  }
+  if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      const std::string found = non_finite_at(value[i], pointer + "/" + std::to_string(i));
+      if (!found.empty()) return found;
+    }
+  }
+  return "";
+}
+
 json measured_table(const json* op) {
   const json* table = op != nullptr ? child(*op, "accurate_efficient_factor") : nullptr;
   return table != nullptr && table->is_object() ? *table : json::object();
@@ -103,8 +123,24 @@ json convert_simumax_system(const json& in, Issues& issues) {
       mode != nullptr && mode->is_string() && mode->get<std::string>() != "roofline") {
     issues.push_back({path + "/accelerator/mode", "only \"roofline\" is supported"});
   }
-  const int64_t per_node = static_cast<int64_t>(number(&in, "num_per_node", 8));
+  // Both divide below: a zero (or a cast of 1e300) would make the system non-finite.
+  int64_t per_node = 8;
+  if (const json* value = child(in, "num_per_node")) {
+    if (value->is_number_integer() && value->get<double>() >= 1 && value->get<double>() <= (1 << 20)) {
+      per_node = value->get<int64_t>();
+    } else {
+      issues.push_back({path + "/num_per_node",
+                        "expected an integer from 1 to 1048576, got " + describe_json_value(*value)});
+    }
+  }
   const double hbm_gbps = number(default_bw, "gbps", 0.0);
+  if (!(hbm_gbps > 0.0)) {
+    const json* gbps = child(*default_bw, "gbps");
+    issues.push_back({path + "/accelerator/bandwidth/default/gbps",
+                      gbps == nullptr ? std::string("missing required key")
+                                      : "expected a number greater than 0, got " + describe_json_value(*gbps)});
+    return nullptr;
+  }
   auto op_field = [&](const char* op, const char* key, double fallback) {
     return number(child(*ops, op), key, fallback);
   };
@@ -175,6 +211,9 @@ json convert_simumax_system(const json& in, Issues& issues) {
   }
   if (child(in, "FC8") != nullptr && child(in, "FC8")->is_boolean() && child(in, "FC8")->get<bool>()) {
     issues.push_back({path + "/FC8", "fully-connected 8-GPU bandwidth scaling is not supported"});
+  }
+  if (const std::string at = non_finite_at(system, ""); !at.empty()) {
+    issues.push_back({path, "gives a non-finite value at /system" + at + " (a number is out of range)"});
   }
   return system;
 }

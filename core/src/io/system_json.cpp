@@ -32,8 +32,8 @@ void read_bandwidth_table(ObjectReader& r, const char* key, std::map<int64_t, do
     }
     if (group == 0) {
       r.issues().push_back({item, "expected a group size (integer >= 2) as key"});
-    } else if (!bandwidth.is_number() || bandwidth.get<double>() <= 0.0) {
-      r.issues().push_back({item, "expected a positive number, got " + describe_json_value(bandwidth)});
+    } else if (!bandwidth.is_number() || bandwidth.get<double>() < kMinRate) {
+      r.issues().push_back({item, "expected a number of at least 1e-06, got " + describe_json_value(bandwidth)});
     } else {
       table[group] = bandwidth.get<double>() * kGB;
     }
@@ -44,9 +44,9 @@ void read_link(const nlohmann::json& value, const std::string& path, LinkSpec& l
                bool tier, Issues& issues) {
   ObjectReader r(value, path, issues);
   link.bandwidth_bytes_per_s =
-      r.required_number("bandwidth_gb_per_s", 0.0, kMaxGbPerS, true) * kGB;
+      r.required_number("bandwidth_gb_per_s", kMinRate, kMaxGbPerS, false) * kGB;
   link.latency_s = r.required_number("latency_us", 0.0, 1e6, false) * kMicro;
-  link.efficiency = r.number_or("efficiency", 1.0, 0.0, 1.0, true);
+  link.efficiency = r.number_or("efficiency", 1.0, kMinRate, 1.0, false);
   if (tier) link.max_group_size = r.required_int("max_group_size", 1, kMaxGpus);
   if (const nlohmann::json* collectives = r.raw("collectives")) {
     ObjectReader c(*collectives, r.path_of("collectives"), issues);
@@ -55,7 +55,7 @@ void read_link(const nlohmann::json& value, const std::string& path, LinkSpec& l
       if (entry == nullptr) continue;
       ObjectReader e(*entry, c.path_of(kCollectiveNames[i]), issues);
       link.collectives[static_cast<size_t>(i)].efficiency =
-          e.number_or("efficiency", 0.0, 0.0, 10.0, true);
+          e.number_or("efficiency", 0.0, kMinRate, 10.0, false);
       link.collectives[static_cast<size_t>(i)].latency_s =
           e.optional_number("latency_us", 0.0, 1e6, false).value_or(-1e6) * kMicro;
       e.finish();
@@ -72,14 +72,17 @@ void read_gpu(const nlohmann::json& value, const std::string& path, GpuSpec& gpu
   ObjectReader r(value, path, issues);
   if (!r.ok()) return;
   gpu.name = r.optional_string("name").value_or("");
-  gpu.hbm_capacity_bytes = r.required_number("hbm_capacity_gib", 0.0, 1e6, true) * kGiB;
+  gpu.hbm_capacity_bytes = r.required_number("hbm_capacity_gib", kMinRate, 1e6, false) * kGiB;
   gpu.hbm_bandwidth_bytes_per_s =
-      r.required_number("hbm_bandwidth_gb_per_s", 0.0, kMaxGbPerS, true) * kGB;
+      r.required_number("hbm_bandwidth_gb_per_s", kMinRate, kMaxGbPerS, false) * kGB;
   if (const nlohmann::json* peaks = r.raw("peak_tflops")) {
     ObjectReader p(*peaks, r.path_of("peak_tflops"), issues);
-    gpu.peak_bf16_flops_per_s = p.required_number("bf16", 0.0, kMaxTflops, true) * kTera;
-    gpu.peak_fp16_flops_per_s = p.required_number("fp16", 0.0, kMaxTflops, true) * kTera;
+    gpu.peak_bf16_flops_per_s = p.required_number("bf16", kMinRate, kMaxTflops, false) * kTera;
+    gpu.peak_fp16_flops_per_s = p.required_number("fp16", kMinRate, kMaxTflops, false) * kTera;
     gpu.peak_fp8_flops_per_s = p.number_or("fp8", 0.0, 0.0, kMaxTflops, false) * kTera;
+    if (gpu.peak_fp8_flops_per_s > 0.0 && gpu.peak_fp8_flops_per_s < kMinRate * kTera) {
+      issues.push_back({p.path_of("fp8"), "must be 0 (no fp8) or at least 1e-06, got " + p.raw("fp8")->dump()});
+    }
     p.finish();
   } else {
     issues.push_back({r.path_of("peak_tflops"), "missing required key"});
@@ -96,7 +99,7 @@ MemoryKernelSpec read_memory_kernel(ObjectReader& parent, const char* key,
     return spec;
   }
   ObjectReader r(*value, parent.path_of(key), parent.issues());
-  spec.efficiency = r.required_number("efficiency", 0.0, 1.0, true);
+  spec.efficiency = r.required_number("efficiency", kMinRate, 1.0, false);
   spec.latency_s = r.required_number("latency_us", 0.0, 1e6, false) * kMicro;
   r.finish();
   return spec;
@@ -119,9 +122,9 @@ void read_measured(const nlohmann::json& value, const std::string& path, Efficie
     }
     for (const auto& [shape, efficiency] : entries->items()) {
       if (efficiency.is_null()) continue;  // unmeasured shape: falls back like a miss
-      if (!efficiency.is_number() || efficiency.get<double>() <= 0.0) {
+      if (!efficiency.is_number() || efficiency.get<double>() < kMinRate) {
         issues.push_back({r.path_of(key) + "/" + json_pointer_escape(shape),
-                          "expected a positive number, got " + describe_json_value(efficiency)});
+                          "expected a number of at least 1e-06, got " + describe_json_value(efficiency)});
         continue;
       }
       (*table)[shape] = efficiency.get<double>();
@@ -134,12 +137,12 @@ void read_efficiency(const nlohmann::json& value, const std::string& path, Effic
                      Issues& issues) {
   ObjectReader r(value, path, issues);
   if (!r.ok()) return;
-  e.gemm = r.required_number("gemm", 0.0, 10.0, true);
-  e.grouped_gemm = r.required_number("grouped_gemm", 0.0, 10.0, true);
-  e.attention_forward = r.required_number("attention_forward", 0.0, 10.0, true);
-  e.attention_backward = r.required_number("attention_backward", 0.0, 10.0, true);
-  e.fp8_gemm = r.number_or("fp8_gemm", e.gemm, 0.0, 10.0, true);
-  e.fp8_grouped_gemm = r.number_or("fp8_grouped_gemm", e.grouped_gemm, 0.0, 10.0, true);
+  e.gemm = r.required_number("gemm", kMinRate, 10.0, false);
+  e.grouped_gemm = r.required_number("grouped_gemm", kMinRate, 10.0, false);
+  e.attention_forward = r.required_number("attention_forward", kMinRate, 10.0, false);
+  e.attention_backward = r.required_number("attention_backward", kMinRate, 10.0, false);
+  e.fp8_gemm = r.number_or("fp8_gemm", e.gemm, kMinRate, 10.0, false);
+  e.fp8_grouped_gemm = r.number_or("fp8_grouped_gemm", e.grouped_gemm, kMinRate, 10.0, false);
   e.gemm_half_size = r.number_or("gemm_half_size", 0.0, 0.0, 1e9, false);
   e.num_sms = r.int_or("num_sms", 0, 0, 1 << 20);
   e.tile_m = r.int_or("tile_m", 128, 1, 1 << 16);

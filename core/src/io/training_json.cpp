@@ -1,5 +1,8 @@
 // "training" section of a config document.
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "io/config_json.h"
 #include "io/json_reader.h"
@@ -103,6 +106,27 @@ void read_te_version(ObjectReader& r, TrainingSpec& spec) {
   spec.te_version_minor = minor;
 }
 
+// tp*cp*pp*dp is the world size, bounded like num_gpus. Each factor is below
+// 2^25, so checking the partial products one factor at a time keeps every one
+// of them inside int64 (the plain product of four limits would overflow).
+void check_world_size(ObjectReader& r, const ParallelSpec& p, std::optional<int64_t> dp) {
+  const std::pair<const char*, int64_t> factors[] = {
+      {"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", dp.value_or(1)}};
+  std::string names;
+  int64_t product = 1;
+  for (const auto& [name, value] : factors) {
+    if (!names.empty()) names += '*';
+    names += name;
+    product *= value;
+    if (product > kMaxGpus) {
+      r.issues().push_back({r.path_of(name), names + " must be at most " + std::to_string(kMaxGpus) +
+                                                 " (the largest number of GPUs), got " +
+                                                 std::to_string(product)});
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void read_training_input(const nlohmann::json& value, const std::string& path,
@@ -113,6 +137,12 @@ void read_training_input(const nlohmann::json& value, const std::string& path,
   if (!r.ok()) return;
   spec.seq_len = r.required_int("seq_len", 1, kMaxSeqLen);
   spec.micro_batch_size = r.required_int("micro_batch_size", 1, kMaxBatch);
+  if (spec.seq_len * spec.micro_batch_size > kMaxTokensPerMicroBatch) {  // at most 2^56: no overflow
+    issues.push_back({r.path_of("micro_batch_size"),
+                      "seq_len*micro_batch_size must be at most " +
+                          std::to_string(kMaxTokensPerMicroBatch) + " tokens, got " +
+                          std::to_string(spec.seq_len * spec.micro_batch_size)});
+  }
   input.global_batch_size = r.optional_int("global_batch_size", 1, kMaxBatch);
   input.num_micro_batches = r.optional_int("num_micro_batches", 1, kMaxBatch);
   input.batch_path = r.path_of("global_batch_size");
@@ -132,6 +162,7 @@ void read_training_input(const nlohmann::json& value, const std::string& path,
   parallel.ep = r.int_or("ep", 1, 1, kMaxExperts);
   parallel.etp = r.int_or("etp", 1, 1, kMaxGpus);
   parallel.vpp = r.int_or("vpp", 1, 1, kMaxLayers);
+  check_world_size(r, parallel, input.dp);
   parallel.sequence_parallel = r.bool_or("sequence_parallel", false);
   parallel.num_layers_in_first_stage = r.optional_int("num_layers_in_first_stage", 0, kMaxLayers);
   parallel.num_layers_in_last_stage = r.optional_int("num_layers_in_last_stage", 0, kMaxLayers);
@@ -156,7 +187,7 @@ void read_training_input(const nlohmann::json& value, const std::string& path,
   spec.overlap.param_gather = r.bool_or("overlap_param_gather", false);
   spec.overlap.tp_comm = r.bool_or("tp_comm_overlap", false);
   spec.moe.pad_to_capacity = r.bool_or("moe_pad_to_capacity", false);
-  spec.moe.capacity_factor = r.number_or("moe_capacity_factor", 0.0, 0.0, 1e6, false);
+  spec.moe.capacity_factor = r.number_or("moe_capacity_factor", 0.0, 0.0, kMaxCapacityFactor, false);
   spec.moe.permute_probs_fused = r.bool_or("moe_permute_probs_fused", false);
   r.finish();
 }
