@@ -1,0 +1,402 @@
+// Invariants of the estimator over randomized valid configs (house style 8.6:
+// sums, zero-cost limits, monotonicity). Configs are valid by construction:
+// dense (MHA/GQA), MoE and MLA models with every parallel degree (tp, pp, vpp,
+// dp, cp, ep, etp, sp), recompute mode, ZeRO stage and dtype drawn from fixed
+// seeds, so a failure names a seed that reproduces it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kNumConfigs = 120;
+constexpr double kRel = 1e-12;  // parts vs totals; both sides are sums of the same doubles
+
+const char* const kSystems[] = {"h100-sxm-80gb", "a100-sxm-80gb", "b200-sxm-180gb",
+                                "mi300x-192gb", "h200-sxm-141gb", "a100-pcie-80gb"};
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : engine_(seed) {}
+  int64_t pick(std::vector<int64_t> options) {
+    return options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(engine_)];
+  }
+  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(engine_); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+std::vector<int64_t> dividing(std::vector<int64_t> candidates, auto&& ok) {
+  std::vector<int64_t> out;
+  for (int64_t c : candidates) {
+    if (ok(c)) out.push_back(c);
+  }
+  return out.empty() ? std::vector<int64_t>{1} : out;
+}
+
+// A random valid config document. The "kind" decides the model family.
+json random_config(uint64_t seed) {
+  Rng r(seed);
+  const int kind = static_cast<int>(seed % 4);  // 0 MHA, 1 GQA, 2 MoE (GQA), 3 MLA (+MoE)
+  const bool moe = kind == 2 || (kind == 3 && r.coin());
+  const bool mla = kind == 3;
+  const int64_t heads = r.pick({8, 16, 32});
+  const int64_t head_dim = r.pick({64, 128});
+  const int64_t hidden = mla ? r.pick({1024, 2048}) : heads * head_dim;
+  const int64_t kv = kind == 0 || mla ? heads : r.pick({1, 2, 4, 8});
+  const int64_t layers = r.pick({2, 4, 6, 8, 12, 16});
+  const int64_t ffn = hidden * r.pick({2, 3, 4});
+  json model = {{"num_layers", layers},
+                {"hidden_size", hidden},
+                {"num_attention_heads", heads},
+                {"num_kv_heads", kv},
+                {"ffn_hidden_size", ffn},
+                {"vocab_size", r.pick({32000, 50257, 128256})},
+                {"activation", r.coin() ? "swiglu" : "gelu"},
+                {"norm", r.coin() ? "rmsnorm" : "layernorm"},
+                {"tie_embeddings", r.coin(0.3)},
+                {"linear_bias", r.coin(0.2)},
+                {"qk_layernorm", r.coin(0.2)}};
+  if (mla) {
+    const int64_t nope = r.pick({64, 128});
+    const int64_t rope = r.pick({32, 64});
+    model["head_dim"] = nope + rope;
+    model["mla"] = {{"q_lora_rank", r.pick({0, 384})},
+                    {"kv_lora_rank", r.pick({256, 512})},
+                    {"qk_nope_head_dim", nope},
+                    {"qk_rope_head_dim", rope},
+                    {"v_head_dim", r.pick({64, 128})}};
+  }
+  int64_t experts = 1;
+  int64_t expert_ffn = 0;
+  int64_t shared = 0;
+  if (moe) {
+    experts = r.pick({4, 8, 16, 64});
+    expert_ffn = r.pick({256, 512, 1024});
+    shared = r.pick({0, 0, 512});
+    model["moe"] = {{"num_experts", experts},
+                    {"top_k", std::min<int64_t>(experts, r.pick({1, 2, 4, 8}))},
+                    {"expert_ffn_hidden_size", expert_ffn},
+                    {"shared_expert_ffn_hidden_size", shared},
+                    {"num_dense_layers", r.pick({0, 0, 1})}};
+  }
+  const int64_t tp = r.pick(dividing({1, 2, 4, 8}, [&](int64_t t) {
+    return heads % t == 0 && (mla || kv % t == 0) && ffn % t == 0 && shared % t == 0;
+  }));
+  const int64_t pp = r.pick(dividing({1, 2, 4}, [&](int64_t p) { return layers % p == 0; }));
+  const int64_t vpp =
+      pp > 1 && (layers / pp) % 2 == 0 && r.coin() ? 2 : 1;
+  const int64_t cp = r.pick({1, 1, 2});
+  const int64_t dp = r.pick({1, 2, 4});
+  const int64_t seq = r.pick({512, 1024, 2048, 4096});
+  const int64_t micro_batches = pp * r.pick({1, 2, 4});
+  json training = {{"seq_len", seq},
+                   {"micro_batch_size", r.pick({1, 2})},
+                   {"num_micro_batches", micro_batches},
+                   {"tp", tp},
+                   {"pp", pp},
+                   {"vpp", vpp},
+                   {"cp", cp},
+                   {"dp", dp},
+                   {"sequence_parallel", tp > 1 && r.coin()},
+                   {"zero_stage", r.pick({0, 1, 2, 3})},
+                   {"dtype", r.coin(0.7) ? "bf16" : (r.coin() ? "fp16" : "fp8")},
+                   {"flash_attention", r.coin(0.8)},
+                   {"fused_cross_entropy", r.coin()},
+                   {"overlap_grad_reduce", r.coin()},
+                   {"overlap_param_gather", r.coin()},
+                   {"grad_reduce_in_bf16", r.coin(0.3)}};
+  if (cp > 1) {
+    const bool a2a = heads % (tp * cp) == 0 && (mla || kv % (tp * cp) == 0);
+    training["cp_comm_type"] = a2a && r.coin() ? "a2a" : (r.coin() ? "p2p" : "all_gather");
+  }
+  if (moe) {
+    training["ep"] = r.pick(dividing({1, 2, 4, 8}, [&](int64_t e) {
+      return experts % e == 0 && (tp * cp * dp) % e == 0;
+    }));
+    const int64_t ep = training["ep"];
+    training["etp"] = r.pick(dividing({1, tp}, [&](int64_t t) {
+      return expert_ffn % t == 0 && (tp * cp * dp) % (ep * t) == 0;
+    }));
+    if (r.coin(0.3)) {
+      training["moe_pad_to_capacity"] = true;
+      training["moe_capacity_factor"] = 1.25;
+    }
+  }
+  const int64_t chunk_layers = layers / pp / vpp;
+  switch (r.pick({0, 1, 2, 3})) {
+    case 1: {
+      json modules = {"core_attn"};
+      if (r.coin()) modules.push_back(moe ? "moe_act" : "mlp");
+      if (mla && r.coin()) modules.push_back("mla_up_proj");
+      training["recompute"] = {{"granularity", "selective"}, {"modules", modules}};
+      break;
+    }
+    case 2:
+      training["recompute"] = {{"granularity", "full"},
+                               {"method", "block"},
+                               {"num_layers", r.pick({1, chunk_layers})}};
+      break;
+    case 3:
+      training["recompute"] = {{"granularity", "full"}, {"method", "uniform"}, {"num_layers", 1}};
+      break;
+    default:
+      break;
+  }
+  json system = {{"preset", kSystems[seed % std::size(kSystems)]}, {"num_gpus", tp * pp * cp * dp}};
+  return {{"model", model}, {"training", training}, {"system", system}};
+}
+
+Estimate run(const json& document) {
+  Config config;
+  Issues issues;
+  if (!parse_config(document.dump(), config, issues)) {
+    std::string text;
+    for (const Issue& issue : issues) text += issue.path + ": " + issue.message + "\n";
+    ADD_FAILURE() << "generated config is invalid:\n" << text << document.dump();
+    return {};
+  }
+  return estimate(config);
+}
+
+bool near(double a, double b, double rel = kRel) {
+  return std::fabs(a - b) <= rel * std::max({std::fabs(a), std::fabs(b), 1e-300});
+}
+
+// A copy of `document` with one training field changed.
+json with_training(json document, const char* key, json value) {
+  document["training"][key] = std::move(value);
+  return document;
+}
+
+json system_of(const json& document) {
+  json system = json::parse(preset_json(document["system"]["preset"].get<std::string>()));
+  json out = system["result"]["system"];
+  out["num_gpus"] = document["system"]["num_gpus"];
+  return out;
+}
+
+// Each property runs over the same kNumConfigs seeds in one test (one process
+// under ctest); a failure names its seed.
+template <typename Check>
+void for_each_config(Check&& check) {
+  for (int i = 0; i < kNumConfigs; ++i) {
+    const uint64_t seed = 1000 + static_cast<uint64_t>(i);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    check(random_config(seed), seed);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(PropertyTest, MemoryPartsAddUpToEveryStagePeak) {
+  for_each_config([](const json& config, uint64_t) {
+    const Estimate e = run(config);
+    ASSERT_FALSE(e.memory.stages.empty());
+    double peak = 0.0;
+    for (const StageMemory& s : e.memory.stages) {
+      const double parts = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes +
+                           s.buffers_bytes + s.activations_bytes + s.transient_bytes;
+      EXPECT_TRUE(near(parts, s.peak_bytes)) << "stage " << s.stage << ": " << parts << " vs " << s.peak_bytes;
+      for (double part : {s.parameters_bytes, s.gradients_bytes, s.optimizer_bytes, s.buffers_bytes,
+                          s.activations_bytes, s.transient_bytes}) {
+        EXPECT_GE(part, 0.0);
+      }
+      peak = std::max(peak, s.peak_bytes);
+    }
+    EXPECT_EQ(e.memory.peak_bytes, peak);
+    EXPECT_GT(peak, 0.0);
+  });
+}
+
+TEST(PropertyTest, TimePartsAddUpToTheStep) {
+  for_each_config([](const json& config, uint64_t) {
+    const Estimate e = run(config);
+    ASSERT_FALSE(e.time.stages.empty());
+    EXPECT_GT(e.time.iteration_s, 0.0);
+    EXPECT_TRUE(near(e.time.breakdown.total(), e.time.iteration_s, 1e-9))
+        << e.time.breakdown.total() << " vs " << e.time.iteration_s;
+    for (const StageTime& s : e.time.stages) {
+      EXPECT_TRUE(near(s.breakdown.total(), s.total_s, 1e-9)) << "stage " << s.stage;
+      EXPECT_LE(s.total_s, e.time.iteration_s);
+      for (double part : {s.breakdown.forward_s, s.breakdown.backward_s, s.breakdown.recompute_s,
+                          s.breakdown.tp_comm_exposed_s, s.breakdown.cp_comm_exposed_s,
+                          s.breakdown.ep_comm_exposed_s, s.breakdown.pp_comm_exposed_s,
+                          s.breakdown.bubble_s, s.breakdown.straggler_s,
+                          s.breakdown.dp_comm_exposed_s, s.breakdown.optimizer_s}) {
+        EXPECT_GE(part, 0.0) << "stage " << s.stage;
+      }
+    }
+  });
+}
+
+TEST(PropertyTest, MoreTensorParallelismNeverIncreasesPerGpuWeights) {
+  int compared = 0;
+  for_each_config([&compared](const json& config, uint64_t) {
+    const json& base = config;
+    const int64_t tp = base["training"]["tp"];
+    const json& m = base["model"];
+    const int64_t wider = tp * 2;
+    const int64_t kv = m["num_kv_heads"];
+    const int64_t heads = m["num_attention_heads"];
+    const int64_t cp = base["training"]["cp"];
+    const int64_t shared = m.contains("moe") ? m["moe"]["shared_expert_ffn_hidden_size"].get<int64_t>() : 0;
+    const bool a2a = base["training"].value("cp_comm_type", "a2a") == "a2a";
+    if (heads % wider != 0 || (!m.contains("mla") && kv % wider != 0) ||
+        m["ffn_hidden_size"].get<int64_t>() % wider != 0 || shared % wider != 0 ||
+        (cp > 1 && a2a && (heads % (wider * cp) != 0 || (!m.contains("mla") && kv % (wider * cp) != 0)))) {
+      return;
+    }
+    json more = with_training(base, "tp", wider);
+    more["system"]["num_gpus"] = base["system"]["num_gpus"].get<int64_t>() * 2;
+    ++compared;
+    const Estimate a = run(base);
+    const Estimate b = run(more);
+    ASSERT_EQ(a.memory.stages.size(), b.memory.stages.size());
+    for (size_t s = 0; s < a.memory.stages.size(); ++s) {
+      EXPECT_LE(b.memory.stages[s].parameters_bytes, a.memory.stages[s].parameters_bytes)
+          << "stage " << s << " tp " << tp << " -> " << wider;
+    }
+  });
+  EXPECT_GE(compared, kNumConfigs / 2) << "too few configs allow doubling tp";
+}
+
+TEST(PropertyTest, FullRecomputeNeverIncreasesActivationsNorDecreasesStepTime) {
+  for_each_config([](const json& config, uint64_t) {
+    const json& base = config;
+    json none = base;
+    none["training"].erase("recompute");
+    const int64_t chunk_layers = base["model"]["num_layers"].get<int64_t>() /
+                                 base["training"]["pp"].get<int64_t>() /
+                                 base["training"]["vpp"].get<int64_t>();
+    const json full = with_training(
+        none, "recompute",
+        {{"granularity", "full"}, {"method", "block"}, {"num_layers", chunk_layers}});
+    const Estimate a = run(none);
+    const Estimate b = run(full);
+    for (size_t s = 0; s < a.memory.stages.size(); ++s) {
+      EXPECT_LE(b.memory.stages[s].activations_bytes, a.memory.stages[s].activations_bytes)
+          << "stage " << s;
+    }
+    EXPECT_GE(b.time.iteration_s, a.time.iteration_s * (1 - kRel));
+  });
+}
+
+TEST(PropertyTest, HigherZeroStageNeverIncreasesMemory) {
+  for_each_config([](const json& config, uint64_t) {
+    const json& base = config;
+    std::vector<Estimate> stages;
+    for (int zero = 0; zero <= 3; ++zero) stages.push_back(run(with_training(base, "zero_stage", zero)));
+    for (int zero = 1; zero <= 3; ++zero) {
+      for (size_t s = 0; s < stages[0].memory.stages.size(); ++s) {
+        EXPECT_LE(stages[zero].memory.stages[s].peak_bytes,
+                  stages[zero - 1].memory.stages[s].peak_bytes * (1 + kRel))
+            << "ZeRO " << zero - 1 << " -> " << zero << ", stage " << s;
+      }
+    }
+  });
+}
+
+TEST(PropertyTest, NoTensorParallelismMeansNoTensorParallelCommunication) {
+  for_each_config([](const json& config, uint64_t) {
+    json base = config;
+    if (base["training"]["tp"] != 1) {
+      base = with_training(base, "tp", 1);
+      base["training"]["sequence_parallel"] = false;
+      if (base["training"].contains("etp")) base["training"]["etp"] = 1;
+      const int64_t gpus = 1 * base["training"]["pp"].get<int64_t>() * base["training"]["cp"].get<int64_t>() *
+                           base["training"]["dp"].get<int64_t>();
+      base["system"]["num_gpus"] = gpus;
+      if (base["model"].contains("moe")) {
+        const int64_t ep = base["training"]["ep"];
+        const int64_t group = base["training"]["cp"].get<int64_t>() * base["training"]["dp"].get<int64_t>();
+        if (group % ep != 0) base["training"]["ep"] = 1;
+      }
+    }
+    const Estimate e = run(base);
+    for (const StageTime& s : e.time.stages) {
+      EXPECT_EQ(s.breakdown.tp_comm_exposed_s, 0.0) << "stage " << s.stage;
+    }
+  });
+}
+
+TEST(PropertyTest, FasterHardwareNeverSlowsAStep) {
+  for_each_config([](const json& config, uint64_t) {
+    const json& base = config;
+    json system = system_of(base);
+    const double t0 = run(base).time.iteration_s;
+    auto faster = [&](auto&& edit) {
+      json document = base;
+      json changed = system;
+      edit(changed);
+      document["system"] = changed;
+      return run(document).time.iteration_s;
+    };
+    const double hbm = faster([](json& s) { s["gpu"]["hbm_bandwidth_gb_per_s"] = s["gpu"]["hbm_bandwidth_gb_per_s"].get<double>() * 2; });
+    EXPECT_LE(hbm, t0 * (1 + kRel)) << "doubling HBM bandwidth";
+    const double flops = faster([](json& s) {
+      for (auto& [dtype, tflops] : s["gpu"]["peak_tflops"].items()) tflops = tflops.get<double>() * 2;
+    });
+    EXPECT_LE(flops, t0 * (1 + kRel)) << "doubling peak FLOP/s";
+    const double links = faster([](json& s) {
+      auto twice = [](json& link) {
+        link["bandwidth_gb_per_s"] = link["bandwidth_gb_per_s"].get<double>() * 2;
+        for (const char* table : {"dp_all_gather_gb_per_s", "dp_reduce_scatter_gb_per_s"}) {
+          if (!link.contains(table)) continue;
+          for (auto& [size, gbps] : link[table].items()) gbps = gbps.get<double>() * 2;
+        }
+      };
+      twice(s["intra_node"]);
+      twice(s["inter_node"]);
+      if (s.contains("intra_node_tiers")) {
+        for (json& tier : s["intra_node_tiers"]) twice(tier);
+      }
+    });
+    EXPECT_LE(links, t0 * (1 + kRel)) << "doubling link bandwidth";
+  });
+}
+
+TEST(PropertyTest, EstimatesAreDeterministic) {
+  for_each_config([](const json& config, uint64_t seed) {
+    const std::string text = config.dump();
+    const std::string first = estimate_json(text);
+    estimate_json(random_config(seed + 7919).dump());  // unrelated work in between
+    EXPECT_EQ(estimate_json(text), first);
+  });
+}
+
+TEST(PropertyGeneratorTest, CoversEveryModelFamilyAndStrategy) {
+  std::set<std::string> seen;
+  for (int i = 0; i < kNumConfigs; ++i) {
+    const json c = random_config(1000 + static_cast<uint64_t>(i));
+    const json& t = c["training"];
+    if (c["model"].contains("moe")) seen.insert("moe");
+    if (c["model"].contains("mla")) seen.insert("mla");
+    if (c["model"]["num_kv_heads"] != c["model"]["num_attention_heads"]) seen.insert("gqa");
+    for (const char* key : {"tp", "pp", "vpp", "cp", "dp", "ep", "etp"}) {
+      if (t.contains(key) && t[key].get<int64_t>() > 1) seen.insert(key);
+    }
+    if (t.contains("recompute")) seen.insert(t["recompute"]["granularity"].get<std::string>());
+    seen.insert("zero" + std::to_string(t["zero_stage"].get<int>()));
+    seen.insert(t["dtype"].get<std::string>());
+    if (t["sequence_parallel"]) seen.insert("sp");
+  }
+  for (const char* expected : {"moe", "mla", "gqa", "tp", "pp", "vpp", "cp", "dp", "ep", "etp",
+                               "full", "selective", "zero0", "zero1", "zero2", "zero3", "bf16",
+                               "fp16", "fp8", "sp"}) {
+    EXPECT_TRUE(seen.count(expected)) << expected << " never drawn";
+  }
+}
+
+}  // namespace
+}  // namespace trainsim
