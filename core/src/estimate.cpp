@@ -24,11 +24,12 @@ ModelSummary summarize_model(const Config& config) {
   return s;
 }
 
-void check_fit(const Config& config, Estimate& estimate) {
+void check_fit(const Config& config, bool describe, Estimate& estimate) {
   const double capacity = config.system.gpu.hbm_capacity_bytes;
   for (const StageMemory& stage : estimate.memory.stages) {
     if (stage.peak_bytes > capacity) {
       estimate.fits = false;
+      if (!describe) continue;
       estimate.reasons.push_back(
           "stage " + std::to_string(stage.stage) + " needs " +
           std::to_string(stage.peak_bytes / kGiB).substr(0, 6) + " GiB at its peak but the GPU has " +
@@ -43,10 +44,10 @@ Estimate estimate(const Config& config) { return estimate_with(config, EstimateO
 
 Estimate estimate_with(const Config& config, const EstimateOptions& options, BlockCache* cache) {
   Estimate result;
-  result.model = summarize_model(config);
+  if (options.model_summary) result.model = summarize_model(config);
   const ModelPlan plan = build_model_plan(config, cache);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
-  result.memory.stages = estimate_stage_memory(config, plan);
+  result.memory.stages = estimate_stage_memory(config, plan, options.describe);
   if (options.reference_formulas) {
     result.memory.korthikanti2022_activations_bytes =
         korthikanti_activation_bytes(config.model, config.training);
@@ -60,12 +61,15 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     }
     result.memory.reserved_bytes = std::max(result.memory.reserved_bytes, s.reserved_bytes);
   }
-  check_fit(config, result);
+  check_fit(config, options.describe, result);
   if (options.time_only_within_bytes > 0.0 &&
       result.memory.peak_bytes > options.time_only_within_bytes) {
     return result;
   }
-  estimate_time(config, plan, result.memory.stages, result, options.timeline);
+  TimeOptions time_options;
+  time_options.timeline = options.timeline;
+  time_options.pipeline_lower_bound = options.time_lower_bound;
+  estimate_time(config, plan, result.memory.stages, result, time_options);
   return result;
 }
 

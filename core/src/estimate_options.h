@@ -1,6 +1,7 @@
 // The estimator with the knobs the strategy search and the what-if analysis
 // need. estimate(config) is estimate_with(config, EstimateOptions{}, nullptr);
-// no option changes any figure that is computed, only which parts are.
+// no option changes any figure that is computed, only which parts are
+// (time_lower_bound, documented below, is the one exception).
 #pragma once
 
 #include "model/model_plan.h"
@@ -12,6 +13,11 @@ namespace trainsim {
 struct EstimateOptions {
   bool timeline = true;            ///< record the pipeline timeline
   bool reference_formulas = true;  ///< Korthikanti 2022 / Megatron closed forms
+  bool model_summary = true;       ///< parameter counts (Estimate::model)
+  bool describe = true;            ///< peak-op names and the reasons a plan does not fit
+  /// Price the pipeline by its lower bound (time/pipeline_schedule.h): time.iteration_s
+  /// is then a lower bound of the step time, the rest of the time part is not meaningful.
+  bool time_lower_bound = false;
   /// > 0: when the peak memory exceeds this many bytes, stop after the memory
   /// part (time, throughput and timeline stay empty; fits and reasons are set).
   double time_only_within_bytes = 0.0;

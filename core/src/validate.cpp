@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "model/pipeline_layout.h"
 
@@ -16,13 +17,22 @@ std::string str(int64_t value) { return std::to_string(value); }
 class Checker {
  public:
   explicit Checker(Issues& issues) : issues_(issues) {}
-  void require(bool ok, const char* path, const std::string& message) {
-    if (!ok) issues_.push_back({path, message});
+  // message: a string, or a function returning it; the strategy search
+  // validates thousands of candidates, so messages are built only on failure.
+  template <typename Message>
+  void require(bool ok, const char* path, Message&& message) {
+    if (ok) return;
+    if constexpr (std::is_invocable_v<Message>) {
+      issues_.push_back({path, message()});
+    } else {
+      issues_.push_back({path, std::string(message)});
+    }
   }
   // "must divide <what> (<value>), got <divisor>"
   void divides(int64_t divisor, int64_t value, const char* path, const char* what) {
-    require(value % divisor == 0, path,
-            "must divide " + std::string(what) + " (" + str(value) + "), got " + str(divisor));
+    require(value % divisor == 0, path, [&] {
+      return "must divide " + std::string(what) + " (" + str(value) + "), got " + str(divisor);
+    });
   }
 
  private:
@@ -30,18 +40,20 @@ class Checker {
 };
 
 void validate_model(const ModelSpec& m, Checker& c) {
-  c.require(m.num_kv_heads <= m.num_attention_heads &&
-                m.num_attention_heads % m.num_kv_heads == 0,
-            "/model/num_kv_heads",
-            "must divide num_attention_heads (" + str(m.num_attention_heads) + "), got " +
-                str(m.num_kv_heads));
+  c.require(m.num_kv_heads <= m.num_attention_heads && m.num_attention_heads % m.num_kv_heads == 0,
+            "/model/num_kv_heads", [&] {
+              return "must divide num_attention_heads (" + str(m.num_attention_heads) + "), got " +
+                     str(m.num_kv_heads);
+            });
   if (m.moe) {
-    c.require(m.moe->top_k <= m.moe->num_experts, "/model/moe/top_k",
-              "must be at most num_experts (" + str(m.moe->num_experts) + "), got " +
-                  str(m.moe->top_k));
-    c.require(m.moe->num_dense_layers < m.num_layers, "/model/moe/num_dense_layers",
-              "must be less than num_layers (" + str(m.num_layers) + "), got " +
-                  str(m.moe->num_dense_layers));
+    c.require(m.moe->top_k <= m.moe->num_experts, "/model/moe/top_k", [&] {
+      return "must be at most num_experts (" + str(m.moe->num_experts) + "), got " +
+             str(m.moe->top_k);
+    });
+    c.require(m.moe->num_dense_layers < m.num_layers, "/model/moe/num_dense_layers", [&] {
+      return "must be less than num_layers (" + str(m.num_layers) + "), got " +
+             str(m.moe->num_dense_layers);
+    });
   }
 }
 
@@ -57,40 +69,47 @@ void validate_parallel(const Config& config, Checker& c) {
               "shared_expert_ffn_hidden_size");
   }
   const int64_t world = p.tp * p.pp * p.dp * p.cp;
-  c.require(world == config.system.num_gpus, "/system/num_gpus",
-            "must equal tp*pp*dp*cp (" + str(world) + "), got " + str(config.system.num_gpus));
+  c.require(world == config.system.num_gpus, "/system/num_gpus", [&] {
+    return "must equal tp*pp*dp*cp (" + str(world) + "), got " + str(config.system.num_gpus);
+  });
   if (p.sequence_parallel && p.tp > 1) {
     c.divides(p.tp, t.seq_len / p.cp, "/training/tp", "seq_len/cp with sequence_parallel");
   }
   if (p.cp > 1) {
     c.divides(2 * p.cp, t.seq_len, "/training/cp",
               "seq_len (context parallelism splits the sequence into 2*cp chunks)");
-    c.require(p.cp_comm_type != CpCommType::kAllToAll ||
-                  (m.num_attention_heads % (p.tp * p.cp) == 0 &&
-                   (m.mla || m.num_kv_heads % (p.tp * p.cp) == 0)),
-              "/training/cp_comm_type",
-              "\"a2a\" needs num_attention_heads and num_kv_heads divisible by tp*cp (" +
-                  str(p.tp * p.cp) + ")");
+    c.require(
+        p.cp_comm_type != CpCommType::kAllToAll || (m.num_attention_heads % (p.tp * p.cp) == 0 &&
+                                                    (m.mla || m.num_kv_heads % (p.tp * p.cp) == 0)),
+        "/training/cp_comm_type", [&] {
+          return "\"a2a\" needs num_attention_heads and num_kv_heads divisible by tp*cp (" +
+                 str(p.tp * p.cp) + ")";
+        });
   }
   if (m.moe) {
     c.divides(p.ep, m.moe->num_experts, "/training/ep", "num_experts");
     c.divides(p.etp, m.moe->expert_ffn_hidden_size, "/training/etp", "expert_ffn_hidden_size");
-    c.require((p.tp * p.cp * p.dp) % (p.ep * p.etp) == 0, "/training/ep",
-              "ep*etp (" + str(p.ep * p.etp) + ") must divide tp*cp*dp (" +
-                  str(p.tp * p.cp * p.dp) + ")");
+    c.require((p.tp * p.cp * p.dp) % (p.ep * p.etp) == 0, "/training/ep", [&] {
+      return "ep*etp (" + str(p.ep * p.etp) + ") must divide tp*cp*dp (" + str(p.tp * p.cp * p.dp) +
+             ")";
+    });
   } else {
-    c.require(p.ep == 1, "/training/ep", "must be 1 for a dense model, got " + str(p.ep));
-    c.require(p.etp == 1, "/training/etp", "must be 1 for a dense model, got " + str(p.etp));
+    c.require(p.ep == 1, "/training/ep",
+              [&] { return "must be 1 for a dense model, got " + str(p.ep); });
+    c.require(p.etp == 1, "/training/etp",
+              [&] { return "must be 1 for a dense model, got " + str(p.etp); });
   }
-  c.require(p.vpp == 1 || p.pp > 1, "/training/vpp",
-            "must be 1 when pp is 1 (interleaving needs pipeline stages), got " + str(p.vpp));
-  c.require(p.vpp == 1 || t.num_micro_batches % p.pp == 0, "/training/vpp",
-            "interleaving needs the number of micro-batches (" + str(t.num_micro_batches) +
-                ") to be a multiple of pp (" + str(p.pp) + ")");
+  c.require(p.vpp == 1 || p.pp > 1, "/training/vpp", [&] {
+    return "must be 1 when pp is 1 (interleaving needs pipeline stages), got " + str(p.vpp);
+  });
+  c.require(p.vpp == 1 || t.num_micro_batches % p.pp == 0, "/training/vpp", [&] {
+    return "interleaving needs the number of micro-batches (" + str(t.num_micro_batches) +
+           ") to be a multiple of pp (" + str(p.pp) + ")";
+  });
   c.require(p.pp > 1 || (!p.num_layers_in_first_stage && !p.num_layers_in_last_stage),
             "/training/pp", "must be greater than 1 to set num_layers_in_first/last_stage");
-  c.require(!t.moe.pad_to_capacity || t.moe.capacity_factor > 0.0,
-            "/training/moe_capacity_factor", "must be set when moe_pad_to_capacity is true");
+  c.require(!t.moe.pad_to_capacity || t.moe.capacity_factor > 0.0, "/training/moe_capacity_factor",
+            "must be set when moe_pad_to_capacity is true");
   for (const auto& issue : pipeline_layout_issues(m.num_layers, p)) {
     c.require(false, issue.path.c_str(), issue.message);
   }
@@ -118,10 +137,12 @@ void validate_recompute(const Config& config, Checker& c) {
       }
     }
     if (r.method == RecomputeMethod::kUniform) {
-      c.require(min_chunk_layers % r.num_layers == 0 || r.num_layers >= min_chunk_layers,
-                "/training/recompute/num_layers",
-                "must divide the layers of every pipeline chunk with method \"uniform\", got " +
-                    str(r.num_layers));
+      c.require(
+          min_chunk_layers % r.num_layers == 0 || r.num_layers >= min_chunk_layers,
+          "/training/recompute/num_layers", [&] {
+            return "must divide the layers of every pipeline chunk with method \"uniform\", got " +
+                   str(r.num_layers);
+          });
     }
   }
 }

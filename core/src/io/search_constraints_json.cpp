@@ -100,11 +100,11 @@ void read_search_constraints(const Json* value, SearchRequest& request, Issues& 
   spec.ep = read_int_choices(r, "ep", 1, kMaxExperts);
   spec.etp = read_int_choices(r, "etp", 1, kMaxGpus);
   spec.dp = read_int_choices(r, "dp", 1, kMaxGpus);
-  if (r.has("micro_batch_size")) {
-    spec.micro_batch_size = read_int_choices(r, "micro_batch_size", 1, kMaxBatch);
-  }
+  const std::vector<int64_t> micro_batch_sizes = read_int_choices(r, "micro_batch_size", 1, kMaxBatch);
+  if (!micro_batch_sizes.empty()) spec.micro_batch_size = micro_batch_sizes;
   spec.max_tp = r.optional_int("max_tp", 1, kMaxGpus).value_or(0);
-  if (r.has("zero_stage")) spec.zero_stage = read_int_choices(r, "zero_stage", 0, 3);
+  const std::vector<int64_t> zero_stages = read_int_choices(r, "zero_stage", 0, 3);
+  if (!zero_stages.empty()) spec.zero_stage = zero_stages;
   spec.sequence_parallel = read_sequence_parallel(r);
   spec.uneven_stages = r.bool_or("uneven_stages", false);
   read_recompute_modes(r.raw("recompute"), request, issues);

@@ -15,7 +15,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kEnumerationCounts[] = {"considered", "invalid", "candidates"};
-constexpr const char* kPageCounts[] = {"pruned", "evaluated", "infeasible", "feasible"};
+constexpr const char* kPageCounts[] = {"pruned", "evaluated", "infeasible", "feasible", "timed"};
 constexpr const char* kPageReasons[] = {"pruned_by_reason", "infeasible_by_reason"};
 constexpr const char* kSameInEveryPage[] = {"objective", "top_k", "capacity_bytes",
                                             "memory_budget_bytes"};

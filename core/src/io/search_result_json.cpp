@@ -37,7 +37,8 @@ Json counts_json(const SearchCounts& c) {
           {"evaluated", c.evaluated},
           {"infeasible", c.infeasible},
           {"infeasible_by_reason", c.infeasible_by_reason},
-          {"feasible", c.feasible}};
+          {"feasible", c.feasible},
+          {"timed", c.timed}};
 }
 
 Json points_json(const std::vector<ScoredCandidate>& feasible) {

@@ -1,7 +1,6 @@
 #include "memory/stage_memory.h"
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -77,30 +76,18 @@ std::string describe(const ModelPlan& plan, const PeakPoint& peak) {
 }
 
 // Megatron's interleaved schedule table: micro-batches in groups, each group
-// through every virtual chunk (schedules.py, get_schedule_table).
-std::vector<std::pair<bool, int64_t>> interleaved_order(int64_t pp, int64_t vpp, int64_t stage,
-                                                        int64_t micro_batches, int64_t group) {
-  std::vector<int64_t> chunk_of;
+// through every virtual chunk (schedules.py, get_schedule_table); entry k is
+// the chunk of step k. The same for every stage.
+std::vector<int32_t> interleaved_chunks(int64_t vpp, int64_t micro_batches, int64_t group) {
+  std::vector<int32_t> chunk_of;
+  chunk_of.reserve(static_cast<size_t>(vpp * micro_batches));
   for (int64_t low = 0; low < micro_batches; low += group) {
     const int64_t high = std::min(micro_batches, low + group);
     for (int64_t chunk = 0; chunk < vpp; ++chunk) {
-      for (int64_t mb = low; mb < high; ++mb) chunk_of.push_back(chunk);
+      for (int64_t mb = low; mb < high; ++mb) chunk_of.push_back(static_cast<int32_t>(chunk));
     }
   }
-  const auto total = static_cast<int64_t>(chunk_of.size());
-  int64_t warmup = (pp - stage - 1) * 2 + (vpp - 1) * group;
-  if (micro_batches == pp) warmup = total;  // Megatron runs all forwards first
-  warmup = std::min(warmup, total);
-  std::vector<std::pair<bool, int64_t>> order;  // (is_forward, chunk)
-  for (int64_t k = 0; k < warmup; ++k) order.emplace_back(true, chunk_of[static_cast<size_t>(k)]);
-  for (int64_t k = 0; k < total - warmup; ++k) {
-    order.emplace_back(true, chunk_of[static_cast<size_t>(k + warmup)]);
-    order.emplace_back(false, vpp - 1 - chunk_of[static_cast<size_t>(k)]);
-  }
-  for (int64_t k = total - warmup; k < total; ++k) {
-    order.emplace_back(false, vpp - 1 - chunk_of[static_cast<size_t>(k)]);
-  }
-  return order;
+  return chunk_of;
 }
 
 struct ActivationPeak {
@@ -117,31 +104,45 @@ ActivationPeak one_f_one_b_peak(const ChunkWalk& walk, int64_t in_flight) {
   return peak;
 }
 
-ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks,
-                                const std::vector<std::pair<bool, int64_t>>& order) {
+// Replays the forward/backward order of one stage (warm-up forwards, then
+// forward/backward pairs, then the remaining backwards) and keeps the peak.
+ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks, int64_t pp, int64_t stage,
+                                const std::vector<int32_t>& chunk_of, int64_t micro_batches) {
   ActivationPeak peak;
   double live = 0.0;
   int64_t alive = 0;
-  for (const auto& [forward, chunk] : order) {
+  auto step = [&](bool forward, int64_t chunk) {
     const ChunkWalk& walk = walks[static_cast<size_t>(chunk)];
-    PeakPoint point = forward ? walk.forward : walk.backward;
+    const PeakPoint& point = forward ? walk.forward : walk.backward;
     // A chunk's backward walk starts with its own stored bytes already live.
     const double base = forward ? live : live - walk.stored_bytes;
     if (base + point.bytes > peak.point.bytes) {
-      point.bytes += base;
       peak.point = point;
+      peak.point.bytes += base;
       peak.in_flight = alive + (forward ? 1 : 0);
     }
     live += forward ? walk.stored_bytes : -walk.stored_bytes;
     alive += forward ? 1 : -1;
+  };
+  const auto vpp = static_cast<int64_t>(walks.size());
+  const auto total = static_cast<int64_t>(chunk_of.size());
+  int64_t warmup = (pp - stage - 1) * 2 + (vpp - 1) * pp;
+  if (micro_batches == pp) warmup = total;  // Megatron runs all forwards first
+  warmup = std::min(warmup, total);
+  const int32_t* chunk = chunk_of.data();
+  for (int64_t k = 0; k < warmup; ++k) step(true, chunk[k]);
+  for (int64_t k = 0; k < total - warmup; ++k) {
+    step(true, chunk[k + warmup]);
+    step(false, vpp - 1 - chunk[k]);
   }
+  for (int64_t k = total - warmup; k < total; ++k) step(false, vpp - 1 - chunk[k]);
   return peak;
 }
 
 void add_static_memory(const Config& config, const ModelPlan& plan, size_t stage, StageMemory& s) {
   RankParams params;
   double weight_bytes_dense = 0.0, weight_bytes_expert = 0.0;
-  std::set<std::pair<int64_t, int64_t>> wgrad_shapes;
+  std::vector<std::pair<int64_t, int64_t>> wgrad_shapes;
   for (const ChunkPlan& chunk : plan.stages[stage]) {
     for (const BlockRun& run : chunk.runs) {
       const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
@@ -151,7 +152,7 @@ void add_static_memory(const Config& config, const ModelPlan& plan, size_t stage
         params.expert += repeat * op.expert_params;
         weight_bytes_dense += repeat * op.dense_params * op.weight_bytes_per_param;
         weight_bytes_expert += repeat * op.expert_params * op.weight_bytes_per_param;
-        if (op.wgrad_rows > 0) wgrad_shapes.emplace(op.wgrad_rows, op.wgrad_cols);
+        if (op.wgrad_rows > 0) wgrad_shapes.emplace_back(op.wgrad_rows, op.wgrad_cols);
       }
     }
   }
@@ -164,6 +165,8 @@ void add_static_memory(const Config& config, const ModelPlan& plan, size_t stage
   s.optimizer_bytes = fixed.optimizer_bytes;
   // TE keeps one bf16 dummy wgrad tensor per distinct weight shape when
   // gradient-accumulation fusion writes into main_grad (TE >= 2.3).
+  std::sort(wgrad_shapes.begin(), wgrad_shapes.end());
+  wgrad_shapes.erase(std::unique(wgrad_shapes.begin(), wgrad_shapes.end()), wgrad_shapes.end());
   for (const auto& [rows, cols] : wgrad_shapes) {
     s.buffers_bytes += 2.0 * static_cast<double>(rows) * static_cast<double>(cols);
   }
@@ -171,14 +174,20 @@ void add_static_memory(const Config& config, const ModelPlan& plan, size_t stage
 
 }  // namespace
 
-std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan) {
+std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan,
+                                               bool describe_peaks) {
   const ParallelSpec& p = config.training.parallel;
   const int64_t micro_batches = config.training.num_micro_batches;
+  // Interleaved schedule table, groups of pp micro-batches (Megatron's default).
+  const std::vector<int32_t> chunk_of =
+      p.vpp > 1 ? interleaved_chunks(p.vpp, micro_batches, p.pp) : std::vector<int32_t>{};
   std::vector<StageMemory> stages;
+  stages.reserve(plan.stages.size());
   for (size_t stage = 0; stage < plan.stages.size(); ++stage) {
     StageMemory s;
     s.stage = static_cast<int64_t>(stage);
     std::vector<ChunkWalk> walks;
+    walks.reserve(plan.stages[stage].size());
     for (const ChunkPlan& chunk : plan.stages[stage]) {
       s.layers_per_chunk.push_back(chunk.num_layers);
       walks.push_back(walk_chunk(plan, chunk));
@@ -190,13 +199,12 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
       const int64_t in_flight = std::min(p.pp - static_cast<int64_t>(stage), micro_batches);
       peak = one_f_one_b_peak(walks[0], std::max<int64_t>(in_flight, 1));
     } else {
-      peak = interleaved_peak(walks, interleaved_order(p.pp, p.vpp, static_cast<int64_t>(stage),
-                                                       micro_batches, p.pp));
+      peak = interleaved_peak(walks, p.pp, static_cast<int64_t>(stage), chunk_of, micro_batches);
     }
     s.in_flight_micro_batches = peak.in_flight;
     s.transient_bytes = peak.point.transient;
     s.activations_bytes = peak.point.bytes - peak.point.transient;
-    s.peak_op = describe(plan, peak.point);
+    if (describe_peaks) s.peak_op = describe(plan, peak.point);
     s.peak_bytes = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes + s.buffers_bytes +
                    s.activations_bytes + s.transient_bytes;
     s.reserved_bytes = s.peak_bytes * kReservedOverAllocated;

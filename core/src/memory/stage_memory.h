@@ -16,6 +16,8 @@
 
 namespace trainsim {
 
-std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan);
+// describe_peaks: name each stage's peak op (StageMemory::peak_op); the search skips it.
+std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan,
+                                               bool describe_peaks = true);
 
 }  // namespace trainsim

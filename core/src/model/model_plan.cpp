@@ -1,6 +1,6 @@
 #include "model/model_plan.h"
 
-#include <map>
+#include <unordered_map>
 
 #include "model/layer_ops.h"
 #include "model/op_context.h"
@@ -71,20 +71,13 @@ class PlanBuilder {
   // their flags), or the embedding ("E") / head ("H0", "H1").
   int32_t block_for(const std::string& key, int64_t first_global, int64_t begin = 0,
                     int64_t end = 0) {
-    const auto it = index_.find(key);
-    if (it != index_.end()) return it->second;
-    std::shared_ptr<const Block> shared;
-    if (cache_ != nullptr) {
-      const auto cached = cache_->blocks.find(key);
-      if (cached != cache_->blocks.end()) shared = cached->second;
-    }
-    if (shared == nullptr) {
-      shared = std::make_shared<const Block>(make_block(key, first_global, begin, end));
-      if (cache_ != nullptr) cache_->blocks.emplace(key, shared);
-    }
-    const auto id = static_cast<int32_t>(plan_.blocks.size());
-    plan_.blocks.push_back(std::move(shared));
-    index_.emplace(key, id);
+    auto& index = cache_ != nullptr ? cache_->ids : index_;
+    auto& blocks = cache_ != nullptr ? cache_->blocks : plan_.blocks;
+    const auto it = index.find(key);
+    if (it != index.end()) return it->second;
+    const auto id = static_cast<int32_t>(blocks.size());
+    blocks.push_back(std::make_shared<const Block>(make_block(key, first_global, begin, end)));
+    index.emplace(key, id);
     return id;
   }
 
@@ -112,7 +105,7 @@ class PlanBuilder {
   OpFactory factory_;
   ModelPlan& plan_;
   BlockCache* cache_;
-  std::map<std::string, int32_t> index_;
+  std::unordered_map<std::string, int32_t> index_;  ///< without a cache: key -> plan block id
   std::vector<LayerRecompute> recompute_;  ///< per layer of the chunk being planned
   std::string key_;
 };
@@ -125,14 +118,27 @@ ModelPlan build_model_plan(const Config& config, BlockCache* cache) {
   plan.layout = pipeline_layout(config.model.num_layers, p);
   PlanBuilder builder(config, plan, cache);
   plan.stages.resize(plan.layout.size());
+  const int head_weight = !config.model.tie_embeddings || p.pp > 1 ? 2 : 1;
   for (size_t stage = 0; stage < plan.layout.size(); ++stage) {
     const auto& chunks = plan.layout[stage];
+    plan.stages[stage].reserve(chunks.size());
     for (size_t v = 0; v < chunks.size(); ++v) {
       const bool embedding = stage == 0 && v == 0;
       const bool head = stage + 1 == plan.layout.size() && v + 1 == chunks.size();
-      plan.stages[stage].push_back(builder.chunk(chunks[v], embedding, head));
+      if (cache == nullptr) {
+        plan.stages[stage].push_back(builder.chunk(chunks[v], embedding, head));
+        continue;
+      }
+      const auto key = std::make_tuple(chunks[v].first_layer, chunks[v].num_layers, embedding,
+                                       head ? head_weight : 0, config.training.recompute.num_layers);
+      auto it = cache->chunks.find(key);
+      if (it == cache->chunks.end()) {
+        it = cache->chunks.emplace(key, builder.chunk(chunks[v], embedding, head)).first;
+      }
+      plan.stages[stage].push_back(it->second);
     }
   }
+  if (cache != nullptr) plan.blocks = cache->blocks;
   return plan;
 }
 

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -42,15 +44,21 @@ struct ModelPlan {
   std::vector<std::vector<ChunkPlan>> stages;        ///< [stage][virtual chunk]
 };
 
-// Blocks by key, kept across plans so that each distinct block is built and
-// walked once (the strategy search). A block depends on the model and on the
-// training fields the op builders read (micro-batch size, seq_len, dtype, tp,
-// cp, ep, etp, sequence parallelism, recompute granularity and modules, kernels, TE version,
-// MoE options), never on pp, vpp, dp, the stage split, the ZeRO stage or the
+// Blocks and chunk plans kept across plans, so that each distinct block is
+// built and walked once and each distinct chunk laid out once (the strategy
+// search). A block depends on the model and on the training fields the op
+// builders read (micro-batch size, seq_len, dtype, tp, cp, ep, etp, sequence
+// parallelism, recompute granularity and modules, kernels, TE version, MoE
+// options), never on pp, vpp, dp, the stage split, the ZeRO stage or the
 // number of micro-batches (those only place and repeat blocks). Whoever reuses
-// a cache must keep the former fixed.
+// a cache must keep the former fixed. With a cache, a plan's block ids are the
+// cache's and plan.blocks lists every block the cache holds.
 struct BlockCache {
-  std::unordered_map<std::string, std::shared_ptr<const Block>> blocks;
+  std::vector<std::shared_ptr<const Block>> blocks;  ///< by id
+  std::unordered_map<std::string, int32_t> ids;      ///< Block::key -> id
+  /// (first layer, layers, embedding, head: 0 none / 1 tied / 2 own weight,
+  /// recompute num_layers) -> the chunk's runs
+  std::map<std::tuple<int64_t, int64_t, bool, int, int64_t>, ChunkPlan> chunks;
 };
 
 ModelPlan build_model_plan(const Config& config, BlockCache* cache = nullptr);

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "memory/static_memory.h"
-#include "model/param_count.h"
 #include "model/pipeline_layout.h"
 
 namespace trainsim {
@@ -15,23 +14,42 @@ double min_weight_bytes_per_param(const TrainingSpec& training) {
   return training.dtype == Dtype::kFp8 ? 1.0 : 2.0;
 }
 
-// The op-level sums of the estimate and these closed forms agree up to
-// rounding; the margin keeps the bound below the estimate's static part.
+// Prefix sums and the op-level sums of the estimate agree up to rounding; the
+// margin keeps the bound below the estimate's static part.
 constexpr double kRoundingMargin = 1.0 - 1e-9;
 
 }  // namespace
 
 StaticMemoryBound::StaticMemoryBound(const ModelSpec& model) : model_(model) {
   model_.linear_bias = false;
+  prefix_.resize(static_cast<size_t>(model_.num_layers) + 1);
+  for (int64_t i = 0; i < model_.num_layers; ++i) {
+    prefix_[static_cast<size_t>(i) + 1] = prefix_[static_cast<size_t>(i)];
+    prefix_[static_cast<size_t>(i) + 1] += layer_params(model_, i);
+  }
 }
 
 double StaticMemoryBound::lower_bound_bytes(const Config& config) const {
   const ParallelSpec& p = config.training.parallel;
   const PipelineLayout layout = pipeline_layout(model_.num_layers, p);
   const double weight_bytes = min_weight_bytes_per_param(config.training);
+  const int64_t vocab = padded_vocab_size(model_, p.tp);
+  const auto tp = static_cast<double>(p.tp);
+  const auto expert_split = static_cast<double>(p.ep * p.etp);
   double bound = 0.0;
   for (int64_t stage = 0; stage < p.pp; ++stage) {
-    const RankParams params = stage_rank_params(model_, p, layout, stage);
+    // As stage_rank_params, with the layer sums from the prefix sums.
+    ParamCounts counts;
+    for (const ChunkLayers& chunk : layout[static_cast<size_t>(stage)]) {
+      const ParamCounts& end = prefix_[static_cast<size_t>(chunk.first_layer + chunk.num_layers)];
+      const ParamCounts& begin = prefix_[static_cast<size_t>(chunk.first_layer)];
+      counts.tp_sharded += end.tp_sharded - begin.tp_sharded;
+      counts.replicated += end.replicated - begin.replicated;
+      counts.expert += end.expert - begin.expert;
+    }
+    if (stage == 0) counts += embedding_params(model_, vocab);
+    if (stage == p.pp - 1) counts += output_params(model_, vocab, p.pp);
+    const RankParams params{counts.tp_sharded / tp + counts.replicated, counts.expert / expert_split};
     const StaticMemory fixed = static_memory(config.training, params, params.dense * weight_bytes,
                                              params.expert * weight_bytes);
     bound = std::max(bound, fixed.parameters_bytes + fixed.gradients_bytes + fixed.optimizer_bytes);

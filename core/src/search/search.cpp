@@ -1,104 +1,154 @@
 #include "search/search.h"
 
 #include <algorithm>
-#include <tuple>
+#include <limits>
+#include <numeric>
 
-#include "estimate_options.h"
-#include "model/model_plan.h"
 #include "search/enumerate.h"
-#include "search/memory_bound.h"
+#include "search/evaluator.h"
 
 namespace trainsim {
 namespace {
 
-// Candidates with equal values here have identical op lists (BlockCache's
-// contract): the model, seq_len, dtype and training template are the spec's.
-using OpKey = std::tuple<int32_t, int32_t, int32_t, int32_t, bool, int32_t, int16_t>;
+// Rounding slack between the step-time lower bound and the simulated time
+// (both sum the same pass times in different orders).
+constexpr double kBoundMargin = 1e-9;
 
-OpKey op_key(const Candidate& c) {
-  return {c.tp, c.cp, c.ep, c.etp, c.sequence_parallel, c.micro_batch_size, c.recompute};
+struct Screened {
+  int64_t index = 0;
+  Candidate candidate;
+  CandidateMetrics bound;  ///< exact memory, step time lower bound
+  bool timed = false;
+  CandidateMetrics exact;
+};
+
+void time_one(Screened& s, CandidateEvaluator& evaluator) {
+  s.exact = evaluator.exact(s.candidate);
+  s.timed = true;
 }
 
-class Evaluator {
- public:
-  Evaluator(const SearchSpec& spec, SearchOutcome& out)
-      : spec_(spec), out_(out), bound_(spec.model), config_(base_config(spec)) {
-    out_.memory_budget_bytes = spec.system.gpu.hbm_capacity_bytes * (1.0 - spec.memory_headroom);
-    options_.timeline = false;
-    options_.reference_formulas = false;
-    options_.time_only_within_bytes = out_.memory_budget_bytes;
+// True when a plan whose step time is at least bound.iteration_s ranks after `worst`.
+bool cannot_beat(const CandidateMetrics& bound, const CandidateMetrics& worst,
+                 SearchObjective objective) {
+  if (objective == SearchObjective::kStepTime) {
+    return bound.iteration_s * (1.0 - kBoundMargin) > worst.iteration_s;
   }
+  return bound.tokens_per_s_per_gpu * (1.0 + kBoundMargin) < worst.tokens_per_s_per_gpu;
+}
 
-  // The metrics of a plan that fits, or false (counted as pruned / infeasible).
-  bool evaluate(const Candidate& c, CandidateMetrics& metrics) {
-    apply_candidate(spec_, c, config_);
-    SearchCounts& counts = out_.counts;
-    const double budget = out_.memory_budget_bytes;
-    if (bound_.lower_bound_bytes(config_) > budget) {
+// Times plans best bound first until the K-th best exact plan beats every bound left.
+void time_top_k(std::vector<Screened>& fits, const SearchSpec& spec,
+                CandidateEvaluator& evaluator) {
+  std::vector<size_t> order(fits.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ranks_before({fits[a].index, fits[a].bound}, {fits[b].index, fits[b].bound},
+                        spec.objective);
+  });
+  auto worse = [&](const RankKey& a, const RankKey& b) {
+    return ranks_before(a, b, spec.objective);
+  };
+  std::vector<RankKey> best;  // max-heap: front is the worst of the best K
+  const auto k = static_cast<size_t>(spec.top_k);
+  for (const size_t position : order) {
+    Screened& s = fits[position];
+    if (best.size() == k && cannot_beat(s.bound, best.front().metrics, spec.objective)) break;
+    time_one(s, evaluator);
+    best.push_back({s.index, s.exact});
+    std::push_heap(best.begin(), best.end(), worse);
+    if (best.size() > k) {
+      std::pop_heap(best.begin(), best.end(), worse);
+      best.pop_back();
+    }
+  }
+}
+
+// Sweeps by peak memory: a plan whose step-time bound is above the fastest exact
+// plan using no more memory is not on the Pareto front.
+void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator) {
+  std::vector<size_t> order(fits.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Screened& x = fits[a];
+    const Screened& y = fits[b];
+    if (x.bound.peak_bytes != y.bound.peak_bytes) return x.bound.peak_bytes < y.bound.peak_bytes;
+    if (x.timed != y.timed) return x.timed;
+    if (x.bound.iteration_s != y.bound.iteration_s) return x.bound.iteration_s < y.bound.iteration_s;
+    return x.index < y.index;
+  });
+  double fastest_s = std::numeric_limits<double>::infinity();
+  for (const size_t position : order) {
+    Screened& s = fits[position];
+    if (!s.timed) {
+      if (fastest_s < s.bound.iteration_s * (1.0 - kBoundMargin)) continue;
+      time_one(s, evaluator);
+    }
+    fastest_s = std::min(fastest_s, s.exact.iteration_s);
+  }
+}
+
+std::vector<Screened> screen_page(const Enumeration& all, const SearchOutcome& range,
+                                  CandidateEvaluator& evaluator, SearchCounts& counts) {
+  std::vector<Screened> fits;
+  for (int64_t i = range.page_begin; i < range.page_end; ++i) {
+    Screened s;
+    s.index = i;
+    s.candidate = all.candidates[static_cast<size_t>(i)];
+    const Screening screening = evaluator.screen(s.candidate, s.bound);
+    if (screening == Screening::kPruned) {
       ++counts.pruned;
       ++counts.pruned_by_reason[kPrunedStaticMemory];
-      return false;
+      continue;
     }
-    const Estimate e = estimate_with(config_, options_, &caches_[op_key(c)]);
     ++counts.evaluated;
-    if (e.memory.peak_bytes > budget) {
-      ++counts.infeasible;
-      ++counts.infeasible_by_reason[e.fits ? kInfeasibleHeadroom : kInfeasibleCapacity];
-      return false;
+    if (screening == Screening::kFits) {
+      fits.push_back(s);
+      continue;
     }
-    ++counts.feasible;
-    metrics = {e.time.iteration_s, e.memory.peak_bytes, e.throughput.tokens_per_s_per_gpu,
-               e.throughput.mfu};
-    return true;
+    ++counts.infeasible;
+    ++counts.infeasible_by_reason[screening == Screening::kExceedsCapacity ? kInfeasibleCapacity
+                                                                           : kInfeasibleHeadroom];
   }
-
-  // The full estimate of a candidate, computed afresh (no shared blocks).
-  Estimate full_estimate(const Candidate& c) {
-    apply_candidate(spec_, c, config_);
-    EstimateOptions full;
-    full.timeline = false;
-    return estimate_with(config_, full, nullptr);
-  }
-
- private:
-  const SearchSpec& spec_;
-  SearchOutcome& out_;
-  StaticMemoryBound bound_;
-  Config config_;
-  EstimateOptions options_;
-  std::map<OpKey, BlockCache> caches_;
-};
+  counts.feasible = static_cast<int64_t>(fits.size());
+  return fits;
+}
 
 }  // namespace
 
 SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page, bool keep_feasible) {
   SearchOutcome out;
-  Enumeration all = enumerate_candidates(spec);
+  const Enumeration all = enumerate_candidates(spec);
   SearchCounts& counts = out.counts;
   counts.considered = all.considered;
   counts.invalid = all.invalid();
-  counts.invalid_by_reason = std::move(all.invalid_by_reason);
+  counts.invalid_by_reason = all.invalid_by_reason;
   const auto total = static_cast<int64_t>(all.candidates.size());
   counts.candidates = total;
   out.page_begin = std::clamp<int64_t>(page.offset, 0, total);
   out.page_end = page.limit < 0 ? total : std::min(total, out.page_begin + page.limit);
+  out.memory_budget_bytes = spec.system.gpu.hbm_capacity_bytes * (1.0 - spec.memory_headroom);
 
-  Evaluator evaluator(spec, out);
-  std::vector<ScoredCandidate> fits;
-  for (int64_t i = out.page_begin; i < out.page_end; ++i) {
-    const Candidate& c = all.candidates[static_cast<size_t>(i)];
-    CandidateMetrics metrics;
-    if (evaluator.evaluate(c, metrics)) fits.push_back({{i, metrics}, c});
+  CandidateEvaluator evaluator(spec, out.memory_budget_bytes);
+  std::vector<Screened> fits = screen_page(all, out, evaluator, counts);
+  if (keep_feasible) {
+    for (Screened& s : fits) time_one(s, evaluator);
+  } else {
+    time_top_k(fits, spec, evaluator);
+    time_pareto(fits, evaluator);
   }
+  std::vector<ScoredCandidate> timed;
+  for (const Screened& s : fits) {
+    if (s.timed) timed.push_back({{s.index, s.exact}, s.candidate});
+  }
+  counts.timed = static_cast<int64_t>(timed.size());
   std::vector<RankKey> keys;
-  keys.reserve(fits.size());
-  for (const ScoredCandidate& s : fits) keys.push_back(s.key);
+  for (const ScoredCandidate& s : timed) keys.push_back(s.key);
   for (const size_t p : top_positions(keys, spec.top_k, spec.objective)) {
-    out.top.push_back(fits[p]);
-    out.top_estimates.push_back(evaluator.full_estimate(fits[p].candidate));
+    out.top.push_back(timed[p]);
+    out.top_estimates.push_back(evaluator.full(timed[p].candidate));
   }
-  for (const size_t p : pareto_positions(keys)) out.pareto.push_back(fits[p]);
-  if (keep_feasible) out.feasible = std::move(fits);
+  for (const size_t p : pareto_positions(keys)) out.pareto.push_back(timed[p]);
+  if (keep_feasible) out.feasible = std::move(timed);
   return out;
 }
 

@@ -1,8 +1,10 @@
 // The strategy search: enumerate the valid candidates, prune those whose
-// static memory alone exceeds the budget, estimate the rest (no timeline,
-// blocks shared between candidates with the same ops), rank the plans that
-// fit, and return the top K with their full estimates, the Pareto front of
-// peak memory vs step time, and the counts. Pure and deterministic.
+// static memory alone exceeds the budget, estimate the memory of the rest and
+// a lower bound of their step time, simulate the pipeline of the plans that
+// may still make the top K or the Pareto front (branch and bound: best bound
+// first; the result equals estimating every candidate), and return the top K
+// with their full estimates, the Pareto front of peak memory vs step time, and
+// the counts. Pure and deterministic.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +32,14 @@ struct SearchCounts {
   // The rest covers the evaluated page of candidates.
   int64_t pruned = 0;      ///< static memory alone exceeds the budget
   std::map<std::string, int64_t> pruned_by_reason;
-  int64_t evaluated = 0;   ///< fully estimated
+  int64_t evaluated = 0;   ///< estimated: op-level memory, step time at least bounded
   int64_t infeasible = 0;  ///< estimated peak memory above the budget
   std::map<std::string, int64_t> infeasible_by_reason;
   int64_t feasible = 0;
+  /// Feasible plans whose pipeline was simulated (exact step time); the other
+  /// feasible plans are proven out of the top K and the Pareto front by a lower
+  /// bound of their step time (time/pipeline_schedule.h, pipeline_lower_bound).
+  int64_t timed = 0;
 };
 
 // A slice [offset, offset + limit) of the valid candidates (limit < 0: to the end).
@@ -50,7 +56,8 @@ struct SearchOutcome {
   std::vector<ScoredCandidate> top;      ///< best first, at most top_k
   std::vector<Estimate> top_estimates;   ///< full estimate of each top entry (no timeline)
   std::vector<ScoredCandidate> pareto;   ///< ascending peak memory
-  std::vector<ScoredCandidate> feasible; ///< every plan that fits, in enumeration order (if asked)
+  std::vector<ScoredCandidate> feasible; ///< every plan that fits, in enumeration order (if asked;
+                                         ///< then every feasible plan is timed)
 };
 
 inline constexpr const char* kPrunedStaticMemory =

@@ -25,13 +25,13 @@ std::vector<std::vector<OpTime>> block_op_times(const Config& config, const Mode
   return per_op;
 }
 
-ChunkTime chunk_time(const Config& config,
-                     const std::vector<std::vector<OpTime>>& per_op, const ChunkPlan& chunk) {
+std::vector<ChunkTime> block_times(const Config& config,
+                                   const std::vector<std::vector<OpTime>>& per_op) {
   const bool tp_overlap = config.training.overlap.tp_comm;
-  ChunkTime total;
-  for (const BlockRun& run : chunk.runs) {
-    ChunkTime block;
-    for (const OpTime& t : per_op[static_cast<size_t>(run.block)]) {
+  std::vector<ChunkTime> per_block(per_op.size());
+  for (size_t b = 0; b < per_op.size(); ++b) {
+    ChunkTime& block = per_block[b];
+    for (const OpTime& t : per_op[b]) {
       block.forward_s += t.compute_s[0];
       block.backward_s += t.compute_s[1] + t.compute_s[2];
       block.recompute_s += t.recompute_s;
@@ -44,6 +44,14 @@ ChunkTime chunk_time(const Config& config,
       block.measured_lookups += t.measured_lookups;
       block.model_lookups += t.model_lookups;
     }
+  }
+  return per_block;
+}
+
+ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& chunk) {
+  ChunkTime total;
+  for (const BlockRun& run : chunk.runs) {
+    const ChunkTime& block = per_block[static_cast<size_t>(run.block)];
     const double r = static_cast<double>(run.repeat);
     total.forward_s += r * block.forward_s;
     total.backward_s += r * block.backward_s;

@@ -37,7 +37,11 @@ struct ChunkTime {
 // Times of every distinct block of the plan (index = block id).
 std::vector<std::vector<OpTime>> block_op_times(const Config& config, const ModelPlan& plan);
 
-ChunkTime chunk_time(const Config& config,
-                     const std::vector<std::vector<OpTime>>& per_op, const ChunkPlan& chunk);
+// One repeat of each block (index = block id): its ops' times summed.
+std::vector<ChunkTime> block_times(const Config& config,
+                                   const std::vector<std::vector<OpTime>>& per_op);
+
+// A chunk: its runs' block times times their repeats.
+ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& chunk);
 
 }  // namespace trainsim

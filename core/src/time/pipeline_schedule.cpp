@@ -1,5 +1,6 @@
 #include "time/pipeline_schedule.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -41,6 +42,22 @@ ScheduleResult simulate_pipeline(const ScheduleInput& input) {
   if (pp == 1) return detail::simulate_sequential(input);
   if (vpp == 1) return detail::simulate_1f1b(input);
   return detail::simulate_interleaved(input);
+}
+
+ScheduleResult pipeline_lower_bound(const ScheduleInput& input) {
+  check_input(input);
+  ScheduleResult result;
+  const auto micro_batches = static_cast<double>(input.num_micro_batches);
+  double upstream_s = 0.0;  // sum over earlier stages of chunk 0's forward + backward
+  for (const auto& stage : input.phases) {
+    double busy_s = 0.0;
+    for (const PhaseTimes& chunk : stage) busy_s += chunk.forward_s + chunk.backward_s;
+    const double finish_s = upstream_s + micro_batches * busy_s;
+    result.stage_finish_s.push_back(finish_s);
+    result.makespan_s = std::max(result.makespan_s, finish_s);
+    upstream_s += stage.front().forward_s + stage.front().backward_s;
+  }
+  return result;
 }
 
 namespace detail {

@@ -73,6 +73,20 @@ bool pipeline_schedule_supported(int64_t pp, int64_t vpp, int64_t num_micro_batc
 // pipeline_schedule_supported(); a violation throws InternalError.
 ScheduleResult simulate_pipeline(const ScheduleInput& input);
 
+// A lower bound of simulate_pipeline's times without simulating. Clocks only
+// wait and add pass times, and every pass of stage s runs after stage s
+// received micro-batch 0 of chunk 0 (after stages 0..s-1 ran its forward);
+// stage s's last pass is the backward of chunk 0 of the last micro-batch,
+// which then runs through the backward of chunk 0 on stages s-1..0. So
+//   makespan >= max over s of  sum_{r<s} F[r][0] + m * sum_c (F[s][c] + B[s][c])
+//                              + sum_{r<s} B[r][0]
+// in exact arithmetic (transfers only add; the simulator's rounding can differ
+// by a few ulps). For equal stages without transfers this is the 1F1B makespan
+// (m + pp - 1) (F + B). No timeline; stage_finish_s holds each stage's term.
+// The strategy search uses it to skip simulating plans that cannot make its
+// top K or Pareto front.
+ScheduleResult pipeline_lower_bound(const ScheduleInput& input);
+
 namespace detail {
 
 // The individual schedules, exposed for tests.

@@ -142,24 +142,24 @@ void fill_throughput(const Config& config, const std::vector<double>& stage_flop
 
 void estimate_time(const Config& config, const ModelPlan& plan,
                    const std::vector<StageMemory>& memory, Estimate& out,
-                   bool record_timeline) {
+                   const TimeOptions& options) {
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
   const int64_t micro_batches = t.num_micro_batches;
   const double mbc = d(micro_batches);
-  const auto per_op = block_op_times(config, plan);
+  const std::vector<ChunkTime> per_block = block_times(config, block_op_times(config, plan));
   const std::vector<double> boundary = boundary_p2p_s(config);
   ScheduleInput schedule;
   schedule.num_micro_batches = micro_batches;
   schedule.interleaved_p2p_s = *std::max_element(boundary.begin(), boundary.end());
-  schedule.record_timeline =
-      record_timeline && p.pp * p.vpp * micro_batches <= kMaxTimelinePasses;
+  schedule.record_timeline = options.timeline && !options.pipeline_lower_bound &&
+                             p.pp * p.vpp * micro_batches <= kMaxTimelinePasses;
   std::vector<ChunkTime> stage_totals(plan.stages.size());
   std::vector<double> stage_flops(plan.stages.size(), 0.0);
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     schedule.phases.emplace_back();
     for (const ChunkPlan& chunk : plan.stages[s]) {
-      const ChunkTime ct = chunk_time(config, per_op, chunk);
+      const ChunkTime ct = chunk_time(per_block, chunk);
       schedule.phases.back().push_back({ct.forward_phase_s(), ct.backward_phase_s()});
       ChunkTime& total = stage_totals[s];
       total.forward_s += ct.forward_s;
@@ -174,7 +174,8 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     }
     schedule.p2p.push_back(stage_p2p(static_cast<int64_t>(s), p.pp, boundary));
   }
-  const ScheduleResult pipeline = simulate_pipeline(schedule);
+  const ScheduleResult pipeline = options.pipeline_lower_bound ? pipeline_lower_bound(schedule)
+                                                                : simulate_pipeline(schedule);
   const double ratio = straggler_ratio(config);
   TimeEstimate& time = out.time;
   for (size_t s = 0; s < plan.stages.size(); ++s) {

@@ -11,11 +11,18 @@
 
 namespace trainsim {
 
-// Fills out.time, out.throughput and out.timeline (unless record_timeline is
-// false: the strategy search skips it). memory gives each stage's parameter
-// counts (they size data-parallel traffic and the optimizer).
+struct TimeOptions {
+  bool timeline = true;  ///< record the pipeline timeline
+  /// Price the pipeline with pipeline_lower_bound() instead of simulating it:
+  /// iteration_s becomes a lower bound of the step time (the breakdown is then
+  /// not meaningful). Used by the strategy search.
+  bool pipeline_lower_bound = false;
+};
+
+// Fills out.time, out.throughput and out.timeline. memory gives each stage's
+// parameter counts (they size data-parallel traffic and the optimizer).
 void estimate_time(const Config& config, const ModelPlan& plan,
                    const std::vector<StageMemory>& memory, Estimate& out,
-                   bool record_timeline = true);
+                   const TimeOptions& options = {});
 
 }  // namespace trainsim

@@ -1,0 +1,58 @@
+#include "search/evaluator.h"
+
+namespace trainsim {
+namespace {
+
+CandidateMetrics metrics_of(const Estimate& e) {
+  return {e.time.iteration_s, e.memory.peak_bytes, e.throughput.tokens_per_s_per_gpu,
+          e.throughput.mfu};
+}
+
+EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
+  EstimateOptions options;
+  options.timeline = false;
+  options.reference_formulas = false;
+  options.model_summary = false;
+  options.describe = false;
+  options.time_lower_bound = lower_bound;
+  options.time_only_within_bytes = budget_bytes;
+  return options;
+}
+
+}  // namespace
+
+CandidateEvaluator::CandidateEvaluator(const SearchSpec& spec, double memory_budget_bytes)
+    : spec_(spec), budget_bytes_(memory_budget_bytes), bound_(spec.model),
+      config_(base_config(spec)) {}
+
+BlockCache& CandidateEvaluator::cache_for(const Candidate& c) {
+  // Candidates with equal values here have identical op lists (BlockCache's
+  // contract): the model, seq_len, dtype and training template are the spec's.
+  return caches_[OpKey{c.tp, c.cp, c.ep, c.etp, c.sequence_parallel, c.micro_batch_size,
+                       c.recompute}];
+}
+
+Screening CandidateEvaluator::screen(const Candidate& c, CandidateMetrics& bound) {
+  apply_candidate(spec_, c, config_);
+  if (bound_.lower_bound_bytes(config_) > budget_bytes_) return Screening::kPruned;
+  const Estimate e = estimate_with(config_, fast_options(budget_bytes_, true), &cache_for(c));
+  if (e.memory.peak_bytes > budget_bytes_) {
+    return e.fits ? Screening::kExceedsHeadroom : Screening::kExceedsCapacity;
+  }
+  bound = metrics_of(e);
+  return Screening::kFits;
+}
+
+CandidateMetrics CandidateEvaluator::exact(const Candidate& c) {
+  apply_candidate(spec_, c, config_);
+  return metrics_of(estimate_with(config_, fast_options(0.0, false), &cache_for(c)));
+}
+
+Estimate CandidateEvaluator::full(const Candidate& c) {
+  apply_candidate(spec_, c, config_);
+  EstimateOptions options;
+  options.timeline = false;
+  return estimate_with(config_, options, nullptr);
+}
+
+}  // namespace trainsim

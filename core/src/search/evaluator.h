@@ -1,0 +1,49 @@
+// Estimates the candidates of one search on the fast path: a static-memory
+// lower bound first (memory_bound.h), then the op-level memory and a lower
+// bound of the step time (pipeline not simulated), then, for plans that may
+// rank, the exact step time. Blocks are shared between candidates with the
+// same ops (model/model_plan.h, BlockCache); no timeline or descriptions.
+// Every figure equals what estimate() gives for the candidate's config.
+#pragma once
+
+#include <map>
+#include <tuple>
+
+#include "estimate_options.h"
+#include "model/model_plan.h"
+#include "search/candidate.h"
+#include "search/memory_bound.h"
+#include "search/rank.h"
+#include "search/search_spec.h"
+#include "trainsim/result.h"
+
+namespace trainsim {
+
+enum class Screening { kPruned, kExceedsCapacity, kExceedsHeadroom, kFits };
+
+class CandidateEvaluator {
+ public:
+  CandidateEvaluator(const SearchSpec& spec, double memory_budget_bytes);
+
+  // Exact peak memory and, when the plan fits the budget, lower bounds of the
+  // step time (and upper bounds of tokens/s and MFU) in `bound`.
+  Screening screen(const Candidate& candidate, CandidateMetrics& bound);
+
+  // Exact metrics of a plan (pipeline simulated).
+  CandidateMetrics exact(const Candidate& candidate);
+
+  // The full estimate, as estimate() gives it without the timeline (no shared blocks).
+  Estimate full(const Candidate& candidate);
+
+ private:
+  using OpKey = std::tuple<int32_t, int32_t, int32_t, int32_t, bool, int32_t, int16_t>;
+  BlockCache& cache_for(const Candidate& candidate);
+
+  const SearchSpec& spec_;
+  double budget_bytes_;
+  StaticMemoryBound bound_;
+  Config config_;
+  std::map<OpKey, BlockCache> caches_;
+};
+
+}  // namespace trainsim
