@@ -17,6 +17,12 @@ cmake --build "$build/native" -j "$jobs"
 echo "== native tests"
 (cd "$build/native" && ctest --output-on-failure -j "$jobs")
 
+# ASan+UBSan build of the test suite, then bounded fuzzing (TRAINSIM_FUZZ_SECONDS per target).
+if [ "${TRAINSIM_SKIP_RELIABILITY:-0}" != "1" ]; then
+  echo "== reliability tests"
+  "$root/tests/scripts/run_reliability_tests.sh" "$build"
+fi
+
 # WebAssembly build, node smoke test and headless-Chromium page tests.
 if [ "${TRAINSIM_SKIP_WEB:-0}" != "1" ] && [ -x "$root/tests/scripts/run_web_tests.sh" ]; then
   echo "== web tests"
