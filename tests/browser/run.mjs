@@ -5,8 +5,10 @@
 //                [--artifacts build/browser-artifacts]
 // tests/scripts/run_web_tests.sh builds, serves and runs all of this.
 import { parseArgs } from './harness.mjs';
+import { hashHardeningTests } from './hash_hardening.test.mjs';
 import { moduleTests } from './page_modules.test.mjs';
 import { pageTests } from './page.test.mjs';
 
 moduleTests();
 pageTests(parseArgs(process.argv.slice(2)));
+hashHardeningTests(parseArgs(process.argv.slice(2)));

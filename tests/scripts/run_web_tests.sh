@@ -60,6 +60,11 @@ if node "$root/tests/wasm/smoke.mjs" "$site/trainsim_wasm.mjs" "$root/tests/wasm
 else
   record "wasm smoke test" failed
 fi
+if node "$root/tests/wasm/determinism.mjs" "$site/trainsim_wasm.mjs" "$cli"; then
+  record "native vs wasm determinism" passed
+else
+  record "native vs wasm determinism" failed
+fi
 
 echo "== browser tests"
 (cd "$root/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
