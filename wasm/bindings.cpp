@@ -56,6 +56,18 @@ std::string export_csv(const std::string& config) {
   return guarded([&] { return trainsim::export_csv_json(config); });
 }
 
+std::string search(const std::string& spec) {
+  return guarded([&] { return trainsim::search_json(spec); });
+}
+
+std::string search_merge(const std::string& pages) {
+  return guarded([&] { return trainsim::search_merge_json(pages); });
+}
+
+std::string whatif(const std::string& config) {
+  return guarded([&] { return trainsim::whatif_json(config); });
+}
+
 std::string version() { return trainsim::version(); }
 
 }  // namespace
@@ -70,5 +82,8 @@ EMSCRIPTEN_BINDINGS(trainsim) {
   emscripten::function("exportMegatron", &export_megatron);
   emscripten::function("exportConfig", &export_config);
   emscripten::function("exportCsv", &export_csv);
+  emscripten::function("search", &search);
+  emscripten::function("searchMerge", &search_merge);
+  emscripten::function("whatif", &whatif);
   emscripten::function("version", &version);
 }

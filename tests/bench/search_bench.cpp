@@ -76,8 +76,7 @@ BENCHMARK(BM_EnumerateLlama70bOn1024Gpus)->Unit(benchmark::kMillisecond);
 void BM_CandidateScreening(benchmark::State& state) {
   const trainsim::io::SearchRequest request = parse(kLlama70bOn1024Gpus);
   const auto candidates = trainsim::enumerate_candidates(request.spec).candidates;
-  trainsim::CandidateEvaluator evaluator(request.spec,
-                                         request.spec.system.gpu.hbm_capacity_bytes);
+  trainsim::CandidateEvaluator evaluator(request.spec, request.spec.system.gpu.hbm_capacity_bytes);
   for (auto _ : state) {
     for (const trainsim::Candidate& c : candidates) {
       trainsim::CandidateMetrics metrics;
@@ -93,8 +92,7 @@ BENCHMARK(BM_CandidateScreening)->Unit(benchmark::kMillisecond);
 void BM_CandidateExactEstimates(benchmark::State& state) {
   const trainsim::io::SearchRequest request = parse(kLlama70bOn1024Gpus);
   const auto candidates = trainsim::enumerate_candidates(request.spec).candidates;
-  trainsim::CandidateEvaluator evaluator(request.spec,
-                                         request.spec.system.gpu.hbm_capacity_bytes);
+  trainsim::CandidateEvaluator evaluator(request.spec, request.spec.system.gpu.hbm_capacity_bytes);
   for (auto _ : state) {
     for (const trainsim::Candidate& c : candidates) {
       benchmark::DoNotOptimize(evaluator.exact(c).iteration_s);

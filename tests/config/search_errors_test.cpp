@@ -74,29 +74,33 @@ const BadSearchCase kSearchCases[] = {
      "must be at most 3, got 4"},
     {"sequence_parallel_word", R"({"constraints": {"sequence_parallel": "yes"}})",
      "/constraints/sequence_parallel", "expected true, false or \"both\", got string \"yes\""},
-    {"uneven_not_bool", R"({"constraints": {"uneven_stages": "on"}})",
-     "/constraints/uneven_stages", "expected boolean, got string \"on\""},
+    {"uneven_not_bool", R"({"constraints": {"uneven_stages": "on"}})", "/constraints/uneven_stages",
+     "expected boolean, got string \"on\""},
     {"recompute_empty", R"({"constraints": {"recompute": []}})", "/constraints/recompute",
      "expected a non-empty array of recompute objects, got array"},
     {"recompute_granularity", R"({"constraints": {"recompute": [{"granularity": "none"},
-       {"granularity": "partial"}]}})", "/constraints/recompute/1/granularity",
+       {"granularity": "partial"}]}})",
+     "/constraints/recompute/1/granularity",
      "expected one of \"none\", \"full\", \"selective\", got \"partial\""},
     {"recompute_not_object", R"({"constraints": {"recompute": ["full"]}})",
      "/constraints/recompute/0", "expected object, got string \"full\""},
     {"recompute_full_no_method", R"({"constraints": {"recompute": [{"granularity": "full",
-       "num_layers": 1}]}})", "/constraints/recompute/0/method",
-     "missing required key (granularity is \"full\")"},
+       "num_layers": 1}]}})",
+     "/constraints/recompute/0/method", "missing required key (granularity is \"full\")"},
     {"recompute_all_selective", R"({"constraints": {"recompute": [{"granularity": "selective",
-       "num_layers": "all"}]}})", "/constraints/recompute/0/num_layers",
-     "expected integer, got string \"all\""},
+       "num_layers": "all"}]}})",
+     "/constraints/recompute/0/num_layers", "expected integer, got string \"all\""},
     {"recompute_bad_module", R"({"constraints": {"recompute": [{"granularity": "selective",
-       "modules": ["attention"]}]}})", "/constraints/recompute/0/modules/0",
+       "modules": ["attention"]}]}})",
+     "/constraints/recompute/0/modules/0",
      "expected one of \"core_attn\", \"layernorm\", \"mla_up_proj\", \"mlp\", \"moe_act\", "
      "\"moe\", \"shared_experts\", \"attn\", \"attn_norm\", \"attn_proj\", \"mlp_block\", "
      "\"mlp_norm\", \"mlp_linear\", got string \"attention\""},
     {"recompute_duplicate", R"({"constraints": {"recompute": [{"granularity": "none"},
-       {"granularity": "none"}]}})", "/constraints/recompute/1", "duplicate mode"},
-    {"headroom_one", R"({"memory_headroom": 1})", "/memory_headroom", "must be at most 0.99, got 1"},
+       {"granularity": "none"}]}})",
+     "/constraints/recompute/1", "duplicate mode"},
+    {"headroom_one", R"({"memory_headroom": 1})", "/memory_headroom",
+     "must be at most 0.99, got 1"},
     {"top_k_zero", R"({"top_k": 0})", "/top_k", "must be at least 1, got 0"},
     {"objective_unknown", R"({"objective": "speed"})", "/objective",
      "expected one of \"step_time\", \"tokens_per_s_per_gpu\", got \"speed\""},
@@ -127,8 +131,9 @@ TEST(SearchErrorsTest, InvalidJsonNamesTheByte) {
   const Json envelope = Json::parse(search_json("{\"model\": "));
   ASSERT_EQ(envelope["errors"].size(), 1u);
   EXPECT_EQ(envelope["errors"][0]["path"], "");
-  EXPECT_EQ(envelope["errors"][0]["message"].get<std::string>().rfind("invalid JSON at byte 11: ", 0),
-            0u);
+  EXPECT_EQ(
+      envelope["errors"][0]["message"].get<std::string>().rfind("invalid JSON at byte 11: ", 0),
+      0u);
 }
 
 TEST(SearchErrorsTest, EveryProblemIsReportedAtOnce) {
@@ -157,8 +162,7 @@ const BadWhatIfCase kWhatIfCases[] = {
      "unknown key (did you mean \"factors\"?)"},
     {"whatif_not_object", R"({"whatif": 2})", "/whatif", "expected object, got number 2"},
     {"config_still_checked", R"({"whatif": {}, "training": {"tp": 3}, "system": {"num_gpus": 12}})",
-     "/training/tp",
-     "must divide num_attention_heads (32), got 3"},
+     "/training/tp", "must divide num_attention_heads (32), got 3"},
 };
 
 class BadWhatIfTest : public ::testing::TestWithParam<BadWhatIfCase> {};
@@ -179,8 +183,9 @@ INSTANTIATE_TEST_SUITE_P(WhatIfErrors, BadWhatIfTest, ::testing::ValuesIn(kWhatI
                          [](const auto& test) { return std::string(test.param.name); });
 
 TEST(SearchErrorsTest, MergeNeedsPagesOfOneSearchInOrder) {
-  EXPECT_EQ(Json::parse(search_merge_json(R"({"pages": []})"))["errors"][0],
-            (Json{{"path", "/pages"}, {"message", "expected a non-empty array of search results"}}));
+  EXPECT_EQ(
+      Json::parse(search_merge_json(R"({"pages": []})"))["errors"][0],
+      (Json{{"path", "/pages"}, {"message", "expected a non-empty array of search results"}}));
   EXPECT_EQ(Json::parse(search_merge_json(R"({"pages": [{"top": []}]})"))["errors"][0],
             (Json{{"path", "/pages/0/objective"}, {"message", "missing required key"}}));
   Json document = base_search();

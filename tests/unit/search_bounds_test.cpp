@@ -43,10 +43,17 @@ TEST(SearchBoundsTest, StaticMemoryBoundIsBelowTheEstimateOnEveryPreset) {
         for (const int64_t zero : {0, 1, 3}) {
           for (const char* dtype : {"bf16", "fp8"}) {
             const int64_t ep = (tp + pp) % 2 == 0 ? 2 : 1;
-            Json training = {{"seq_len", 2048}, {"micro_batch_size", 1}, {"global_batch_size", 64},
-                             {"tp", tp}, {"pp", pp}, {"dp", 2}, {"zero_stage", zero},
-                             {"dtype", dtype}, {"sequence_parallel", tp > 1}};
-            const Json config = {{"model", model}, {"training", training},
+            Json training = {{"seq_len", 2048},
+                             {"micro_batch_size", 1},
+                             {"global_batch_size", 64},
+                             {"tp", tp},
+                             {"pp", pp},
+                             {"dp", 2},
+                             {"zero_stage", zero},
+                             {"dtype", dtype},
+                             {"sequence_parallel", tp > 1}};
+            const Json config = {{"model", model},
+                                 {"training", training},
                                  {"system", {{"preset", "h100-sxm-80gb"}}}};
             Json with_ep = config;
             with_ep["training"]["ep"] = ep;
@@ -126,14 +133,16 @@ bool same_estimate(const Estimate& a, const Estimate& b) {
     const StageMemory& x = a.memory.stages[s];
     const StageMemory& y = b.memory.stages[s];
     if (x.peak_bytes != y.peak_bytes || x.activations_bytes != y.activations_bytes ||
-        x.buffers_bytes != y.buffers_bytes || x.in_flight_micro_batches != y.in_flight_micro_batches) {
+        x.buffers_bytes != y.buffers_bytes ||
+        x.in_flight_micro_batches != y.in_flight_micro_batches) {
       return false;
     }
   }
   const TimeBreakdown& p = a.time.breakdown;
   const TimeBreakdown& q = b.time.breakdown;
-  return a.time.iteration_s == b.time.iteration_s && a.time.critical_stage == b.time.critical_stage &&
-         p.forward_s == q.forward_s && p.backward_s == q.backward_s && p.bubble_s == q.bubble_s &&
+  return a.time.iteration_s == b.time.iteration_s &&
+         a.time.critical_stage == b.time.critical_stage && p.forward_s == q.forward_s &&
+         p.backward_s == q.backward_s && p.bubble_s == q.bubble_s &&
          p.dp_comm_exposed_s == q.dp_comm_exposed_s && a.throughput.mfu == b.throughput.mfu &&
          a.memory.peak_bytes == b.memory.peak_bytes && a.fits == b.fits;
 }

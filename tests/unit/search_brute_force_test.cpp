@@ -111,8 +111,8 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
     bool dominated = false;
     for (const Brute& b : fits) {
       const bool no_worse = b.peak_bytes <= a.peak_bytes && b.iteration_s <= a.iteration_s;
-      const bool better = b.peak_bytes < a.peak_bytes || b.iteration_s < a.iteration_s ||
-                          b.index < a.index;
+      const bool better =
+          b.peak_bytes < a.peak_bytes || b.iteration_s < a.iteration_s || b.index < a.index;
       dominated = dominated || (b.index != a.index && no_worse && better);
     }
     if (!dominated) front.push_back(a.index);

@@ -36,7 +36,8 @@ Json small_search() {
   })");
 }
 
-using Combo = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, bool, int64_t, int64_t, int64_t>;
+using Combo =
+    std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, bool, int64_t, int64_t, int64_t>;
 
 Combo combo_of(const Json& training, int64_t gpus) {
   return {gpus,
@@ -74,17 +75,23 @@ TEST(SearchEnumerateTest, CandidatesAreExactlyTheCombinationsTheParserAccepts) {
                 for (const int64_t zero : {0, 1}) {
                   for (int recompute = 0; recompute < 2; ++recompute) {
                     ++combinations;
-                    Json training = {{"seq_len", 2048}, {"global_batch_size", 32},
-                                     {"micro_batch_size", mbs}, {"tp", tp}, {"cp", cp},
-                                     {"pp", pp}, {"vpp", vpp}, {"sequence_parallel", sp},
+                    Json training = {{"seq_len", 2048},
+                                     {"global_batch_size", 32},
+                                     {"micro_batch_size", mbs},
+                                     {"tp", tp},
+                                     {"cp", cp},
+                                     {"pp", pp},
+                                     {"vpp", vpp},
+                                     {"sequence_parallel", sp},
                                      {"zero_stage", zero}};
                     training["recompute"] =
-                        recompute == 0 ? Json{{"granularity", "none"}}
-                                       : Json{{"granularity", "full"}, {"method", "block"},
-                                              {"num_layers", 1}};
-                    const Json config = {{"model", document["model"]},
-                                         {"training", training},
-                                         {"system", {{"preset", "h100-sxm-80gb"}, {"num_gpus", gpus}}}};
+                        recompute == 0
+                            ? Json{{"granularity", "none"}}
+                            : Json{{"granularity", "full"}, {"method", "block"}, {"num_layers", 1}};
+                    const Json config = {
+                        {"model", document["model"]},
+                        {"training", training},
+                        {"system", {{"preset", "h100-sxm-80gb"}, {"num_gpus", gpus}}}};
                     Config parsed;
                     Issues issues;
                     if (parse_config(config.dump(), parsed, issues)) {
@@ -138,8 +145,8 @@ TEST(SearchEnumerateTest, DefaultsStayInsideANodeAndRespectConstraints) {
     EXPECT_LE(c.tp, 4);
     EXPECT_EQ(c.pp, 2);
     EXPECT_EQ(c.micro_batch_size, 2);
-    EXPECT_EQ(c.zero_stage, 1);                  // default ZeRO stage
-    EXPECT_EQ(c.sequence_parallel, c.tp > 1);    // default: SP whenever tp > 1
+    EXPECT_EQ(c.zero_stage, 1);                // default ZeRO stage
+    EXPECT_EQ(c.sequence_parallel, c.tp > 1);  // default: SP whenever tp > 1
     EXPECT_EQ(c.num_gpus % (c.tp * c.cp * c.pp), 0);
     EXPECT_EQ(c.dp, c.num_gpus / (c.tp * c.cp * c.pp));
   }
@@ -149,9 +156,12 @@ TEST(SearchEnumerateTest, AllLayersRecomputeResolvesToTheLargestChunk) {
   Json document = small_search();
   document["num_gpus"] = 8;
   document["constraints"] = {
-      {"tp", 1}, {"cp", 1}, {"micro_batch_size", 1},
-      {"recompute", {{{"granularity", "full"}, {"method", "block"}, {"num_layers", "all"}},
-                     {{"granularity", "full"}, {"method", "block"}, {"num_layers", 4}}}}};
+      {"tp", 1},
+      {"cp", 1},
+      {"micro_batch_size", 1},
+      {"recompute",
+       {{{"granularity", "full"}, {"method", "block"}, {"num_layers", "all"}},
+        {{"granularity", "full"}, {"method", "block"}, {"num_layers", 4}}}}};
   const io::SearchRequest request = parse_search(document);
   for (const Candidate& c : enumerate_candidates(request.spec).candidates) {
     EXPECT_EQ(c.recompute_num_layers, 4 / (c.pp * c.vpp)) << c.pp << " " << c.vpp;
@@ -173,8 +183,8 @@ TEST(SearchEnumerateTest, UnevenSplitsAreValidConfigs) {
   Json document = small_search();
   document["model"]["num_layers"] = 10;
   document["num_gpus"] = 8;
-  document["constraints"] = {{"tp", 1}, {"cp", 1}, {"pp", 4}, {"micro_batch_size", 1},
-                             {"uneven_stages", true}};
+  document["constraints"] = {
+      {"tp", 1}, {"cp", 1}, {"pp", 4}, {"micro_batch_size", 1}, {"uneven_stages", true}};
   const io::SearchRequest request = parse_search(document);
   const Enumeration all = enumerate_candidates(request.spec);
   std::set<std::pair<int32_t, int32_t>> splits;
@@ -194,8 +204,9 @@ TEST(SearchEnumerateTest, IssueReasonsDropTheValues) {
             "/training/tp: must divide num_attention_heads");
   EXPECT_EQ(issue_reason({"/training/ep", "ep*etp (16) must divide tp*cp*dp (8)"}),
             "/training/ep: ep*etp must divide tp*cp*dp");
-  EXPECT_EQ(issue_reason({"/training/cp", "must divide seq_len (context parallelism splits the "
-                                          "sequence into 2*cp chunks) (8192), got 6"}),
+  EXPECT_EQ(issue_reason({"/training/cp",
+                          "must divide seq_len (context parallelism splits the "
+                          "sequence into 2*cp chunks) (8192), got 6"}),
             "/training/cp: must divide seq_len (context parallelism splits the sequence into 2*cp "
             "chunks)");
 }

@@ -1,9 +1,10 @@
 // What-if: scaling a system figure moves the step time the way it must, and
 // scale_system reaches every place a figure lives.
+#include "search/whatif.h"
+
 #include <gtest/gtest.h>
 
 #include "search/system_scaling.h"
-#include "search/whatif.h"
 #include "test_util.h"
 
 namespace trainsim {
@@ -22,7 +23,8 @@ Json whatif(const Json& extra) {
 TEST(WhatIfTest, FactorOneIsTheBaselineForEveryFigure) {
   const Json result = whatif({{"factors", {1.0}}});
   const double baseline = result["baseline"]["iteration_s"].get<double>();
-  EXPECT_EQ(baseline, testing::estimate_ok(testing::base_config())["time"]["iteration_s"].get<double>());
+  EXPECT_EQ(baseline,
+            testing::estimate_ok(testing::base_config())["time"]["iteration_s"].get<double>());
   ASSERT_EQ(result["figures"].size(), kAllSystemFigures.size());
   for (const Json& figure : result["figures"]) {
     EXPECT_EQ(figure["points"][0]["iteration_s"].get<double>(), baseline) << figure["figure"];
@@ -91,7 +93,8 @@ TEST(WhatIfTest, ScaleSystemReachesTiersOverridesAndTables) {
   EXPECT_EQ(latency.intra_node.collectives[0].latency_s, 1.5);
   EXPECT_LT(latency.intra_node.collectives[1].latency_s, 0.0);  // "the link's" stays unset
   EXPECT_EQ(latency.intra_node_tiers[0].latency_s, 0.5);
-  EXPECT_EQ(scale_system(system, SystemFigure::kKernelLatency, 3.0).efficiency.memory.latency_s, 3.0);
+  EXPECT_EQ(scale_system(system, SystemFigure::kKernelLatency, 3.0).efficiency.memory.latency_s,
+            3.0);
   for (const SystemFigure figure : kAllSystemFigures) {
     EXPECT_EQ(system_figure_by_name(system_figure_name(figure)), figure);
   }

@@ -62,7 +62,7 @@ std::string export_csv_json(std::string_view config_text);
 ///    "page": {"offset": 0, "limit": 2000}, "include_points": false}
 /// Result: {"objective", "top_k", "capacity_bytes", "memory_budget_bytes",
 ///   "page": {"offset", "end", "candidates"}, "counts": {considered, invalid(_by_reason),
-///   candidates, pruned(_by_reason), evaluated, infeasible(_by_reason), feasible},
+///   candidates, pruned(_by_reason), evaluated, infeasible(_by_reason), feasible, timed},
 ///   "top": [{"rank", "index", "metrics", "config", "result"}], "pareto": [{"index",
 ///   "metrics", "config"}], "points": {"columns", "rows"} (include_points)}. Each
 ///   "config" is a config document estimate_json accepts; "result" is its estimate
@@ -71,7 +71,8 @@ std::string export_csv_json(std::string_view config_text);
 /// {"offset": 0, "limit": L}, then offset L, 2L, ... until page.end reaches
 /// page.candidates (known after the first call), reporting end / candidates;
 /// stop calling to cancel; then search_merge_json({"pages": [result, ...]}) gives
-/// exactly the result of one call without "page".
+/// exactly the result of one call without "page" (except counts.timed, the
+/// pipelines simulated, which sums the pages' own).
 std::string search_json(std::string_view search_text);
 
 /// Merges page results of one search (consecutive pages, in order):

@@ -33,8 +33,8 @@ void read_recompute_mode(const Json& item, const std::string& path, SearchReques
     value["num_layers"] = 1;
     mode.all_layers = true;
   }
-  const Json training = {{"seq_len", 1}, {"micro_batch_size", 1}, {"num_micro_batches", 1},
-                         {"recompute", value}};
+  const Json training = {
+      {"seq_len", 1}, {"micro_batch_size", 1}, {"num_micro_batches", 1}, {"recompute", value}};
   TrainingInput input;
   Issues local;
   read_training_input(training, "", input, local);
@@ -100,7 +100,8 @@ void read_search_constraints(const Json* value, SearchRequest& request, Issues& 
   spec.ep = read_int_choices(r, "ep", 1, kMaxExperts);
   spec.etp = read_int_choices(r, "etp", 1, kMaxGpus);
   spec.dp = read_int_choices(r, "dp", 1, kMaxGpus);
-  const std::vector<int64_t> micro_batch_sizes = read_int_choices(r, "micro_batch_size", 1, kMaxBatch);
+  const std::vector<int64_t> micro_batch_sizes =
+      read_int_choices(r, "micro_batch_size", 1, kMaxBatch);
   if (!micro_batch_sizes.empty()) spec.micro_batch_size = micro_batch_sizes;
   spec.max_tp = r.optional_int("max_tp", 1, kMaxGpus).value_or(0);
   const std::vector<int64_t> zero_stages = read_int_choices(r, "zero_stage", 0, 3);

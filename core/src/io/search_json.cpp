@@ -39,15 +39,16 @@ std::vector<int64_t> read_int_choices(ObjectReader& r, const char* key, int64_t 
       return;
     }
     if (item.is_number_unsigned() && item.get<uint64_t>() > static_cast<uint64_t>(max_value)) {
-      issues.push_back({item_path, "must be at most " + std::to_string(max_value) + ", got " +
-                                       item.dump()});
+      issues.push_back(
+          {item_path, "must be at most " + std::to_string(max_value) + ", got " + item.dump()});
       return;
     }
     const int64_t v = item.get<int64_t>();
     if (v < min_value || v > max_value) {
-      issues.push_back({item_path, std::string(v < min_value ? "must be at least " : "must be at most ") +
-                                       std::to_string(v < min_value ? min_value : max_value) +
-                                       ", got " + std::to_string(v)});
+      issues.push_back(
+          {item_path, std::string(v < min_value ? "must be at least " : "must be at most ") +
+                          std::to_string(v < min_value ? min_value : max_value) + ", got " +
+                          std::to_string(v)});
     } else if (std::find(out.begin(), out.end(), v) != out.end()) {
       issues.push_back({item_path, "duplicate value " + std::to_string(v)});
     } else {
@@ -56,7 +57,8 @@ std::vector<int64_t> read_int_choices(ObjectReader& r, const char* key, int64_t 
   };
   std::vector<int64_t> out;
   if (value->is_array() && !value->empty()) {
-    for (size_t i = 0; i < value->size(); ++i) check((*value)[i], path + "/" + std::to_string(i), out);
+    for (size_t i = 0; i < value->size(); ++i)
+      check((*value)[i], path + "/" + std::to_string(i), out);
   } else if (value->is_number()) {
     check(*value, path, out);
   } else {
@@ -88,8 +90,8 @@ std::vector<int64_t> read_gpu_counts(ObjectReader& r) {
   }
   if ((high - low) / step + 1 > kMaxGpuCounts) {
     r.issues().push_back({"/num_gpus", "range holds " + std::to_string((high - low) / step + 1) +
-                                           " GPU counts, at most " +
-                                           std::to_string(kMaxGpuCounts) + " allowed"});
+                                           " GPU counts, at most " + std::to_string(kMaxGpuCounts) +
+                                           " allowed"});
     return {};
   }
   std::vector<int64_t> counts;
@@ -101,10 +103,11 @@ void read_batch(ObjectReader& r, int64_t seq_len, SearchSpec& spec) {
   const auto sequences = r.optional_int("global_batch_size", 1, kMaxBatch);
   const auto tokens = r.optional_int("global_batch_tokens", 1, kMaxBatch * kMaxSeqLen / 1024);
   if (r.has("global_batch_size") && r.has("global_batch_tokens")) {
-    r.issues().push_back({"/global_batch_tokens",
-                          "set either global_batch_size or global_batch_tokens, not both"});
+    r.issues().push_back(
+        {"/global_batch_tokens", "set either global_batch_size or global_batch_tokens, not both"});
   } else if (!r.has("global_batch_size") && !r.has("global_batch_tokens")) {
-    r.issues().push_back({"/global_batch_size", "missing required key (or set global_batch_tokens)"});
+    r.issues().push_back(
+        {"/global_batch_size", "missing required key (or set global_batch_tokens)"});
   } else if (sequences) {
     spec.global_batch_size = *sequences;
   } else if (tokens && seq_len > 0) {
@@ -123,9 +126,12 @@ const std::vector<std::pair<std::string, std::string>>& searched_training_keys()
   static const std::vector<std::pair<std::string, std::string>> keys = {
       {"seq_len", "is set at /seq_len in a search document"},
       {"dtype", "is set at /dtype in a search document"},
-      {"global_batch_size", "is set at /global_batch_size or /global_batch_tokens in a search document"},
-      {"num_micro_batches", "is set at /global_batch_size or /global_batch_tokens in a search document"},
-      {"micro_batch_size", "is chosen by the search (constrain it with /constraints/micro_batch_size)"},
+      {"global_batch_size",
+       "is set at /global_batch_size or /global_batch_tokens in a search document"},
+      {"num_micro_batches",
+       "is set at /global_batch_size or /global_batch_tokens in a search document"},
+      {"micro_batch_size",
+       "is chosen by the search (constrain it with /constraints/micro_batch_size)"},
       {"tp", "is chosen by the search (constrain it with /constraints/tp)"},
       {"pp", "is chosen by the search (constrain it with /constraints/pp)"},
       {"dp", "is chosen by the search (constrain it with /constraints/dp)"},

@@ -81,7 +81,8 @@ void check_consistent(const Json& pages, Issues& issues) {
     const std::string path = "/pages/" + std::to_string(i);
     for (const char* key : kSameInEveryPage) {
       if (pages[i][key] != first[key]) {
-        issues.push_back({path + "/" + key, "differs from the first page (" + first[key].dump() + ")"});
+        issues.push_back(
+            {path + "/" + key, "differs from the first page (" + first[key].dump() + ")"});
       }
     }
     for (const char* key : kEnumerationCounts) {

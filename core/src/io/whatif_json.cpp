@@ -22,7 +22,8 @@ struct WhatIfRequest {
 void read_factors(const Json& value, const std::string& path, WhatIfRequest& request,
                   Issues& issues) {
   if (!value.is_array() || value.empty()) {
-    issues.push_back({path, "expected a non-empty array of numbers, got " + describe_json_value(value)});
+    issues.push_back(
+        {path, "expected a non-empty array of numbers, got " + describe_json_value(value)});
     return;
   }
   request.factors.clear();
@@ -41,8 +42,8 @@ void read_factors(const Json& value, const std::string& path, WhatIfRequest& req
 void read_figures(const Json& value, const std::string& path, WhatIfRequest& request,
                   Issues& issues) {
   if (!value.is_array() || value.empty()) {
-    issues.push_back({path, "expected a non-empty array of figure names, got " +
-                                describe_json_value(value)});
+    issues.push_back(
+        {path, "expected a non-empty array of figure names, got " + describe_json_value(value)});
     return;
   }
   std::vector<std::string> names;
@@ -50,8 +51,8 @@ void read_figures(const Json& value, const std::string& path, WhatIfRequest& req
   request.figures.clear();
   for (size_t i = 0; i < value.size(); ++i) {
     const Json& item = value[i];
-    const auto figure = item.is_string() ? system_figure_by_name(item.get<std::string>())
-                                         : std::nullopt;
+    const auto figure =
+        item.is_string() ? system_figure_by_name(item.get<std::string>()) : std::nullopt;
     if (!figure) {
       std::string list;
       for (const auto& name : names) list += (list.empty() ? "\"" : ", \"") + name + "\"";
@@ -66,15 +67,17 @@ void read_figures(const Json& value, const std::string& path, WhatIfRequest& req
 void read_whatif(const Json& value, WhatIfRequest& request, Issues& issues) {
   ObjectReader r(value, "/whatif", issues);
   if (!r.ok()) return;
-  if (const Json* factors = r.raw("factors")) read_factors(*factors, "/whatif/factors", request, issues);
-  if (const Json* figures = r.raw("figures")) read_figures(*figures, "/whatif/figures", request, issues);
+  if (const Json* factors = r.raw("factors"))
+    read_factors(*factors, "/whatif/factors", request, issues);
+  if (const Json* figures = r.raw("figures"))
+    read_figures(*figures, "/whatif/figures", request, issues);
   r.finish();
 }
 
 Json point_json(const WhatIfPoint& p) {
-  return {{"factor", p.factor},           {"iteration_s", p.iteration_s},
-          {"speedup", p.speedup},         {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
-          {"peak_bytes", p.peak_bytes},   {"fits", p.fits}};
+  return {{"factor", p.factor},         {"iteration_s", p.iteration_s},
+          {"speedup", p.speedup},       {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
+          {"peak_bytes", p.peak_bytes}, {"fits", p.fits}};
 }
 
 Json sensitivity_json(const Sensitivity& s, const std::vector<double>& factors) {
@@ -110,8 +113,8 @@ std::string whatif_envelope(std::string_view text) {
   parse_config(config_text, config, config_issues);
   issues.insert(issues.begin(), config_issues.begin(), config_issues.end());
   if (!issues.empty()) return errors_envelope(issues);
-  return result_envelope(sensitivity_json(sensitivity(config, request.factors, request.figures),
-                                          request.factors));
+  return result_envelope(
+      sensitivity_json(sensitivity(config, request.factors, request.figures), request.factors));
 }
 
 }  // namespace trainsim::io

@@ -125,7 +125,7 @@ class Enumerator {
     for (const auto& [first, last] : cached->second) {
       c.first_stage_layers = static_cast<int32_t>(first);
       c.last_stage_layers = static_cast<int32_t>(last);
-      int64_t common = 1;  // layers every stage's count is a multiple of (vpp divides it)
+      int64_t common = 1;   // layers every stage's count is a multiple of (vpp divides it)
       int64_t largest = 0;  // layers of the largest stage
       if (first > 0) {
         const int64_t middle = c.pp > 2 ? (layers - first - last) / (c.pp - 2) : first;
@@ -193,8 +193,7 @@ class Enumerator {
 
 Enumeration enumerate_candidates(const SearchSpec& spec) { return Enumerator(spec).run(); }
 
-std::vector<std::pair<int64_t, int64_t>> stage_splits(int64_t num_layers, int64_t pp,
-                                                      bool uneven) {
+std::vector<std::pair<int64_t, int64_t>> stage_splits(int64_t num_layers, int64_t pp, bool uneven) {
   std::vector<std::pair<int64_t, int64_t>> out;
   if (uneven && pp == 2) {
     for (int64_t first = num_layers / 2; first <= (num_layers + 1) / 2; ++first) {
@@ -225,10 +224,11 @@ std::string issue_reason(const Issue& issue) {
        open = message.find(" (", open + 1)) {
     const size_t close = message.find(')', open);
     if (close == std::string::npos) break;
-    const bool digits = close > open + 2 &&
-                        std::all_of(message.begin() + static_cast<std::ptrdiff_t>(open) + 2,
-                                    message.begin() + static_cast<std::ptrdiff_t>(close),
-                                    [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+    const bool digits =
+        close > open + 2 &&
+        std::all_of(message.begin() + static_cast<std::ptrdiff_t>(open) + 2,
+                    message.begin() + static_cast<std::ptrdiff_t>(close),
+                    [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
     if (digits) message.erase(open, close - open + 1);
   }
   return issue.path + ": " + message;

@@ -22,7 +22,9 @@ EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
 }  // namespace
 
 CandidateEvaluator::CandidateEvaluator(const SearchSpec& spec, double memory_budget_bytes)
-    : spec_(spec), budget_bytes_(memory_budget_bytes), bound_(spec.model),
+    : spec_(spec),
+      budget_bytes_(memory_budget_bytes),
+      bound_(spec.model),
       config_(base_config(spec)) {}
 
 BlockCache& CandidateEvaluator::cache_for(const Candidate& c) {

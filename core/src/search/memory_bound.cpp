@@ -49,7 +49,8 @@ double StaticMemoryBound::lower_bound_bytes(const Config& config) const {
     }
     if (stage == 0) counts += embedding_params(model_, vocab);
     if (stage == p.pp - 1) counts += output_params(model_, vocab, p.pp);
-    const RankParams params{counts.tp_sharded / tp + counts.replicated, counts.expert / expert_split};
+    const RankParams params{counts.tp_sharded / tp + counts.replicated,
+                            counts.expert / expert_split};
     const StaticMemory fixed = static_memory(config.training, params, params.dense * weight_bytes,
                                              params.expert * weight_bytes);
     bound = std::max(bound, fixed.parameters_bytes + fixed.gradients_bytes + fixed.optimizer_bytes);

@@ -42,7 +42,8 @@ std::vector<size_t> pareto_positions(const std::vector<RankKey>& keys) {
   for (const size_t position : order) {
     // Sorted by memory: a point is on the front when it is faster than every
     // point before it.
-    if (front.empty() || keys[position].metrics.iteration_s < keys[front.back()].metrics.iteration_s) {
+    if (front.empty() ||
+        keys[position].metrics.iteration_s < keys[front.back()].metrics.iteration_s) {
       front.push_back(position);
     }
   }

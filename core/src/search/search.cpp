@@ -73,7 +73,8 @@ void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator) {
     const Screened& y = fits[b];
     if (x.bound.peak_bytes != y.bound.peak_bytes) return x.bound.peak_bytes < y.bound.peak_bytes;
     if (x.timed != y.timed) return x.timed;
-    if (x.bound.iteration_s != y.bound.iteration_s) return x.bound.iteration_s < y.bound.iteration_s;
+    if (x.bound.iteration_s != y.bound.iteration_s)
+      return x.bound.iteration_s < y.bound.iteration_s;
     return x.index < y.index;
   });
   double fastest_s = std::numeric_limits<double>::infinity();

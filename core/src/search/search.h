@@ -30,7 +30,7 @@ struct SearchCounts {
   std::map<std::string, int64_t> invalid_by_reason;
   int64_t candidates = 0;  ///< valid combinations (whole search)
   // The rest covers the evaluated page of candidates.
-  int64_t pruned = 0;      ///< static memory alone exceeds the budget
+  int64_t pruned = 0;  ///< static memory alone exceeds the budget
   std::map<std::string, int64_t> pruned_by_reason;
   int64_t evaluated = 0;   ///< estimated: op-level memory, step time at least bounded
   int64_t infeasible = 0;  ///< estimated peak memory above the budget
@@ -53,11 +53,11 @@ struct SearchOutcome {
   int64_t page_begin = 0;  ///< candidates [page_begin, page_end) were evaluated
   int64_t page_end = 0;
   double memory_budget_bytes = 0.0;
-  std::vector<ScoredCandidate> top;      ///< best first, at most top_k
-  std::vector<Estimate> top_estimates;   ///< full estimate of each top entry (no timeline)
-  std::vector<ScoredCandidate> pareto;   ///< ascending peak memory
-  std::vector<ScoredCandidate> feasible; ///< every plan that fits, in enumeration order (if asked;
-                                         ///< then every feasible plan is timed)
+  std::vector<ScoredCandidate> top;       ///< best first, at most top_k
+  std::vector<Estimate> top_estimates;    ///< full estimate of each top entry (no timeline)
+  std::vector<ScoredCandidate> pareto;    ///< ascending peak memory
+  std::vector<ScoredCandidate> feasible;  ///< every plan that fits, in enumeration order (if asked;
+                                          ///< then every feasible plan is timed)
 };
 
 inline constexpr const char* kPrunedStaticMemory =

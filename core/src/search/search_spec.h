@@ -28,8 +28,8 @@ struct SearchSpec {
   ModelSpec model;
   SystemSpec system;      ///< num_gpus is set per candidate
   TrainingSpec training;  ///< fields every candidate shares (kernels, overlap, cp_comm_type, ...)
-  std::vector<int64_t> num_gpus;   ///< GPU counts to search (each its own candidates)
-  int64_t global_batch_size = 0;   ///< sequences per step
+  std::vector<int64_t> num_gpus;  ///< GPU counts to search (each its own candidates)
+  int64_t global_batch_size = 0;  ///< sequences per step
   // Allowed degrees; empty = every value the rules allow (tp and etp up to max_tp,
   // cp and pp dividing the GPU count, ep dividing num_experts, vpp dividing the
   // layers of every stage, dp = num_gpus / (tp * cp * pp)).
@@ -39,7 +39,7 @@ struct SearchSpec {
   std::vector<RecomputeMode> recompute;  ///< filled by the parser (default: none, selective, full)
   std::vector<int64_t> zero_stage = {1};
   SequenceParallelPolicy sequence_parallel = SequenceParallelPolicy::kAlways;
-  bool uneven_stages = false;  ///< also try fewer layers on the first and last stage
+  bool uneven_stages = false;    ///< also try fewer layers on the first and last stage
   double memory_headroom = 0.0;  ///< fraction of HBM a plan must leave free
   int64_t top_k = 10;
   SearchObjective objective = SearchObjective::kStepTime;

@@ -85,9 +85,9 @@ SystemSpec scale_system(const SystemSpec& system, SystemFigure figure, double fa
       scale_latency(s.inter_node, factor);
       break;
     case SystemFigure::kKernelLatency:
-      for (MemoryKernelSpec* kernel : {&s.efficiency.memory, &s.efficiency.permute,
-                                       &s.efficiency.cross_entropy,
-                                       &s.efficiency.cross_entropy_fused}) {
+      for (MemoryKernelSpec* kernel :
+           {&s.efficiency.memory, &s.efficiency.permute, &s.efficiency.cross_entropy,
+            &s.efficiency.cross_entropy_fused}) {
         kernel->latency_s *= factor;
       }
       break;
