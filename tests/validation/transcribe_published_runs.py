@@ -1,0 +1,464 @@
+#!/usr/bin/env python3
+"""Transcribes published, measured training runs into trainsim's own validation data.
+
+Input: the project's shared survey of published measurements (published_measurements.json:
+Narayanan et al. 2021, Korthikanti et al. 2022, the Megatron-LM README, NeMo 24.07, the
+Megatron-Bridge 25.09/25.11/26.02 performance summaries and Megatron-LM examples/llama). Output:
+tests/validation/data/published_runs.json, one case per measured number that trainsim can
+express, each with a complete trainsim config, the measured value with its FLOP convention, and
+its role in the calibration (fit or held out); plus the list of skipped cases with the reason.
+
+The settings each source really used (precision, recompute, overlap flags, kernels) are encoded
+below per source, with their provenance; where a source leaves a setting open the choice is
+written into the case's "assumptions".
+
+Run manually when the survey or a mapping changes:
+  tests/validation/transcribe_published_runs.py SRC.json > tests/validation/data/published_runs.json
+"""
+import json
+import sys
+
+SYSTEMS = {
+    "A100-SXM4-80GB": "a100-sxm-80gb",
+    "H100-SXM5-80GB": "h100-sxm-80gb",
+    "B200 (DGX B200)": "b200-sxm-180gb",
+    "GB200 (NVL72)": "gb200-nvl72",
+    "GB300 (NVL72)": "gb300-nvl72",
+}
+
+SOURCES = {
+    "narayanan21-t1": ("narayanan2021-table1",
+                       "Narayanan et al., Efficient Large-Scale Language Model Training on GPU "
+                       "Clusters Using Megatron-LM, SC21, arXiv:2104.04473, Table 1"),
+    "narayanan21-t2": ("narayanan2021-table2",
+                       "Narayanan et al. 2021, arXiv:2104.04473, Table 2 (PTD-P rows; read from "
+                       "the copy of the table in cli99/llm-analysis)"),
+    "korthikanti22-t5": ("korthikanti2022-table5",
+                         "Korthikanti et al., Reducing Activation Recomputation in Large "
+                         "Transformer Models, arXiv:2205.05198, Table 5 and Sec. 6.3"),
+    "korthikanti22-t4": ("korthikanti2022-table4",
+                         "Korthikanti et al. 2022, arXiv:2205.05198, Table 4 (22B, one layer)"),
+    "mcore-readme": ("megatron-readme-h100",
+                     "NVIDIA Megatron-LM README, Performance Benchmarking (Megatron-Core r0.8.0, "
+                     "H100), weak-scaling table"),
+    "nemo2407": ("nemo-24.07",
+                 "NVIDIA NeMo Framework performance summary, NeMo 24.07, pre-training table "
+                 "(docs/source/performance/performance_summary.md)"),
+    "mbridge25.09": ("megatron-bridge-25.09",
+                     "NVIDIA Megatron-Bridge performance summary, 25.09 container "
+                     "(docs/performance-summary.md)"),
+    "mbridge25.11": ("megatron-bridge-25.11",
+                     "NVIDIA Megatron-Bridge performance summary, 25.11 container "
+                     "(docs/performance-summary.md)"),
+    "mbridge26.02": ("megatron-bridge-26.02",
+                     "NVIDIA Megatron-Bridge performance summary, 26.02 container "
+                     "(docs/performance-summary-archive.md)"),
+    "mlm-examples-llama": ("megatron-examples-llama",
+                           "NVIDIA Megatron-LM examples/llama/README.md, FP8 Performance table "
+                           "(core_r0.12.0)"),
+}
+
+
+def gpt_model(name, layers, hidden, heads, ffn, vocab, max_pos, head_dim=None):
+    """GPT-2/3-style Megatron GPT: GeLU, LayerNorm, learned positions, tied embeddings, biases."""
+    model = {"name": name, "num_layers": layers, "hidden_size": hidden,
+             "num_attention_heads": heads, "ffn_hidden_size": ffn, "vocab_size": vocab,
+             "activation": "gelu", "norm": "layernorm", "position_embedding": "learned",
+             "max_position_embeddings": max_pos, "tie_embeddings": True, "linear_bias": True}
+    if head_dim is not None and head_dim * heads != hidden:
+        model["head_dim"] = head_dim
+    return model
+
+
+def nemotron_model(name, layers, hidden, heads, ffn, kv_heads=None):
+    # NeMo nemo/collections/llm/gpt/model/nemotron.py: LayerNorm, squared ReLU, RoPE, untied,
+    # no linear bias, vocab 256000. Squared ReLU has the GEMM shapes of GeLU (non-gated MLP).
+    model = {"name": name, "num_layers": layers, "hidden_size": hidden,
+             "num_attention_heads": heads, "ffn_hidden_size": ffn, "vocab_size": 256000,
+             "activation": "gelu", "norm": "layernorm", "position_embedding": "rope",
+             "tie_embeddings": False}
+    if kv_heads:
+        model["num_kv_heads"] = kv_heads
+    return model
+
+
+QWEN3_30B_A3B = {
+    # https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json
+    "name": "Qwen3 30B-A3B", "num_layers": 48, "hidden_size": 2048, "num_attention_heads": 32,
+    "num_kv_heads": 4, "head_dim": 128, "ffn_hidden_size": 6144, "vocab_size": 151936,
+    "activation": "swiglu", "norm": "rmsnorm", "position_embedding": "rope",
+    "tie_embeddings": False, "qk_layernorm": True,
+    "moe": {"num_experts": 128, "top_k": 8, "expert_ffn_hidden_size": 768}}
+
+GPT_OSS_120B = {
+    # https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; alternating
+    # sliding-window (128) attention and attention sinks are not modelled (full causal attention).
+    "name": "gpt-oss-120b", "num_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
+    "num_kv_heads": 8, "head_dim": 64, "ffn_hidden_size": 2880, "vocab_size": 201088,
+    "activation": "swiglu", "norm": "rmsnorm", "position_embedding": "rope",
+    "tie_embeddings": False, "linear_bias": True,
+    "moe": {"num_experts": 128, "top_k": 4, "expert_ffn_hidden_size": 2880}}
+
+
+# Megatron-Bridge v0.2.0 (25.11) scripts/performance/configs/*/workload_base_configs.py
+# recompute_modules, per model and GPU (absent = no recompute).
+RECOMPUTE_MODULES = {
+    ("gpt-oss-120B", "GB200 (NVL72)"): ["layernorm", "moe_act"],
+    ("gpt-oss-120B", "B200 (DGX B200)"): ["layernorm", "moe_act"],
+    ("gpt-oss-120B", "H100-SXM5-80GB"): ["layernorm", "moe_act"],
+}
+
+
+def model_for(name, survey_models, seq_len):
+    """A preset id, or an inline model built from the survey's architecture table."""
+    presets = {"gpt3-175B": "gpt3-175b", "mt-nlg-530B": "megatron-530b",
+               "megatron-1T": "megatron-1t", "korthikanti-22B": "megatron-22b",
+               "llama3-8B": "llama3-8b", "llama3-70B": "llama3-70b", "llama3-405B": "llama3.1-405b",
+               "llama2-7B": "llama2-7b", "llama2-13B": "llama2-13b", "llama2-70B": "llama2-70b",
+               "deepseek-v3": "deepseek-v3", "qwen3-235B-A22B": "qwen3-235b-a22b"}
+    if name in presets:
+        return presets[name]
+    if name == "qwen3-30B-A3B":
+        return QWEN3_30B_A3B
+    if name == "gpt-oss-120B":
+        return GPT_OSS_120B
+    m = survey_models[name]
+    if name.startswith("megatron-gpt") or name.startswith("mcore-weak"):
+        return gpt_model(name, m["layers"], m["hidden"], m["heads"], m["ffn_hidden"], m["vocab"],
+                         max(seq_len, m.get("seq_len_native", seq_len)), m.get("head_dim"))
+    if name.startswith("nemo-gpt3"):
+        # NeMo GPT-3 recipes: GPT-2 BPE (50257, padded to 50304), 2048 learned positions.
+        return gpt_model(name, m["layers"], m["hidden"], m["heads"], m["ffn_hidden"], 50257, 2048)
+    if name.startswith("nemotron"):
+        return nemotron_model(name, m["layers"], m["hidden"], m["heads"], m["ffn_hidden"],
+                              m.get("kv_heads"))
+    raise KeyError(name)
+
+
+# Rows of the same Megatron-Bridge tables that the survey did not transcribe (mostly Blackwell),
+# read from NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md at commit 4ab94dfad
+# (2026-08-11). Fields: (table, system, model, precision, gpus, gbs, mbs, tp, pp, cp, vp, ep,
+# tokens/s/GPU). 25.09 has no precision column: its footnote says parenthesised values use 32x32
+# block (MX) scaling on GB200/B200, so plain values are per-tensor FP8 and "(x)" values FP8-MX.
+# Rows left out: NVFP4 (not modelled), Megatron-FSDP rows with CPU offloading, DeepSeek-V3,
+# gpt-oss, Qwen3-30B-A3B (reasons in "skipped"), B300 (no preset), and the 25.09 GB200 70B
+# FP8-MX row whose MBS (2) and GA (16) columns contradict each other.
+ARCHIVE_ROWS = [
+    ("25.09", "GB200", "llama3-8B", "FP8-CS", 8, 128, 2, 1, 1, 1, None, 1, 31357),
+    ("25.09", "GB200", "llama3-8B", "FP8-MX", 8, 128, 2, 1, 1, 1, None, 1, 29925),
+    ("25.09", "GB200", "llama3-405B", "FP8-MX", 128, 64, 1, 4, 8, 2, 8, 1, 578),
+    ("25.09", "GB200", "qwen3-235B-A22B", "FP8-CS", 64, 1024, 1, 2, 1, 1, None, 64, 4452),
+    ("25.09", "GB200", "qwen3-235B-A22B", "FP8-MX", 64, 1024, 1, 2, 1, 1, None, 64, 4416),
+    ("25.09", "B200", "llama3-8B", "FP8-CS", 8, 128, 2, 1, 1, 1, None, 1, 29994),
+    ("25.09", "B200", "llama3-8B", "FP8-MX", 8, 128, 2, 1, 1, 1, None, 1, 29388),
+    ("25.09", "B200", "llama3-405B", "FP8-CS", 128, 64, 1, 4, 8, 2, 8, 1, 664),
+    ("25.09", "B200", "llama3-405B", "FP8-MX", 128, 64, 1, 4, 8, 2, 8, 1, 622),
+    ("25.09", "B200", "qwen3-235B-A22B", "FP8-CS", 64, 1024, 1, 1, 8, 1, 2, 8, 4104),
+    ("25.09", "B200", "qwen3-235B-A22B", "FP8-MX", 64, 1024, 1, 1, 8, 1, 2, 8, 4275),
+    ("25.11", "GB300", "llama3-8B", "FP8-MX", 8, 128, 2, 1, 1, 1, None, 1, 36108),
+    ("25.11", "GB200", "llama3-8B", "FP8-MX", 8, 128, 2, 1, 1, 1, None, 1, 29789),
+    ("25.11", "B200", "llama3-8B", "FP8-MX", 8, 128, 2, 1, 1, 1, None, 1, 29521),
+    ("25.11", "B200", "llama3-405B", "FP8-MX", 128, 64, 1, 4, 8, 2, 8, 1, 624),
+    ("26.02", "GB300", "llama3-70B", "FP8-MX", 64, 256, 1, 1, 4, 1, 5, 1, 4596),
+    ("26.02", "GB200", "llama3-70B", "FP8-MX", 64, 256, 1, 2, 4, 1, 5, 1, 3613),
+    ("26.02", "GB300", "llama3-405B", "FP8-MX", 256, 1536, 1, 2, 8, 2, 4, 1, 931),
+    ("26.02", "GB200", "llama3-405B", "FP8-MX", 256, 1536, 1, 4, 16, 1, 8, 1, 786),
+    ("26.02", "GB300", "llama3-405B", "FP8-CS", 256, 1536, 1, 4, 8, 1, 4, 1, 988),
+    ("26.02", "GB200", "llama3-405B", "FP8-CS", 256, 1536, 1, 4, 16, 1, 4, 1, 793),
+    ("26.02", "GB300", "qwen3-235B-A22B", "FP8-MX", 256, 8192, 2, 1, 4, 1, None, 32, 6583),
+    ("26.02", "GB200", "qwen3-235B-A22B", "FP8-MX", 256, 8192, 1, 1, 8, 1, None, 32, 5448),
+    ("26.02", "B200", "qwen3-235B-A22B", "FP8-MX", 256, 8192, 1, 1, 8, 1, None, 8, 3805),
+]
+
+ARCHIVE_SYSTEMS = {"GB200": "GB200 (NVL72)", "GB300": "GB300 (NVL72)", "B200": "B200 (DGX B200)"}
+
+
+def archive_cases():
+    out = []
+    for (table, system, model, precision, gpus, gbs, mbs, tp, pp, cp, vp, ep,
+         tokens) in ARCHIVE_ROWS:
+        case_id = "mbridge%s-DGX-%s-%s-%s-%dgpu" % (table, system, model, precision, gpus)
+        out.append({
+            "id": case_id, "confidence": "read", "model": model,
+            "source": {"where": "docs/performance-summary-archive.md (%s section), row not in "
+                                "the survey; read at commit 4ab94dfad" % table},
+            "hardware": {"gpu": ARCHIVE_SYSTEMS[system], "count": gpus},
+            "parallel": {"tp": tp, "pp": pp, "cp": cp, "vp": vp, "ep": ep},
+            "batch": {"micro_batch": mbs, "global_batch": gbs, "seq_len":
+                      4096 if model.startswith("qwen") else 8192},
+            "training": {"precision": precision + (" (25.09: tokendrop MoE)" if table ==
+                                                   "25.09" and ep > 1 else "")},
+            "measured": {"tokens_per_s_per_gpu": tokens}})
+    return out
+
+
+def source_key(case_id):
+    for prefix in ("narayanan21-t1", "narayanan21-t2", "korthikanti22-t4", "mcore-readme",
+                   "nemo2407", "mbridge25.09", "mbridge25.11", "mbridge26.02",
+                   "mlm-examples-llama"):
+        if case_id.startswith(prefix):
+            return prefix
+    if case_id.startswith("korthikanti22"):
+        return "korthikanti22-t5"
+    return None
+
+
+def layer_split(layers, pp, vpp):
+    """Megatron's --account-for-embedding/loss-in-pipeline-split when the plain split is uneven."""
+    if pp == 1 or layers % (pp * vpp) == 0:
+        return {}
+    if (layers + 2) % (pp * vpp) == 0:
+        return {"account_for_embedding_in_pipeline_split": True,
+                "account_for_loss_in_pipeline_split": True}
+    return None
+
+
+def skip_reason(c, key):
+    cid = c["id"]
+    m = c.get("measured", {})
+    if cid.startswith("narayanan21-t2-zero3"):
+        return ("DeepSpeed ZeRO-3 without model parallelism (not Megatron): parameters are "
+                "all-gathered layer by layer in the forward, the recompute and the backward of "
+                "every micro-batch; trainsim's zero_stage 3 prices one gather per step "
+                "(Megatron-FSDP style), so these rows are not expressible (read from a "
+                "secondary copy of the table)")
+    if key is None:
+        if cid.startswith("mlm-pr482"):
+            return "peak memory measurement, not a time or throughput (outside this step-time test)"
+        if cid.startswith("nemo-longseq"):
+            return ("micro/global batch not given, TFLOP/s convention of NeMo 24.03 for 1M-token "
+                    "sequences not stated (causal vs non-causal changes the value up to 2x)")
+        return "no mapping for this source"
+    if cid == "korthikanti22-appC-microbatch-recompute":
+        return "MFU only, for micro-batch-level selective recompute (not expressible in trainsim)"
+    if cid == "mcore-readme-h100-strong-177B":
+        return "strong-scaling plot: PP/DP per point not stated, values only at the end points"
+    if "tokens_per_s_per_gpu" not in m and "tflops_per_gpu" not in m and \
+            "iteration_time_s" not in m and "per_layer_combined_ms" not in m:
+        return "no time or throughput measurement"
+    if c["model"] == "deepseek-v3":
+        return ("DeepSeek-V3 recipes use Megatron-Bridge pipeline layouts (pp_layout, the "
+                "embedding, MTP and loss as their own slots) that split 61 layers unevenly over "
+                "virtual chunks, not expressible with num_layers_in_first/last_stage; the rows "
+                "whose TFLOP/token ratio is 260 GF also include the MTP layer, which trainsim "
+                "does not model")
+    if c["model"] == "qwen3-30B-A3B":
+        return ("host-overhead bound: per token, the B200 row (micro-batch 1) is 2.5x slower than "
+                "the GB200 row (micro-batch 4) on the same Blackwell GPU, i.e. a fixed cost of "
+                "about 7 ms per MoE layer and micro-batch (CPU launches of the 16 local experts' "
+                "GEMMs and fp8 casts, router, permutation, the dropless host sync) that does not "
+                "shrink with the GPU work; trainsim has no host/launch-overhead model, so it "
+                "predicts these rows 1.3x-3.6x too fast")
+    if c["model"] == "gpt-oss-120B":
+        return ("gpt-oss attention (learnable-softmax sinks, every other layer a 128-token "
+                "sliding window), its clamped SwiGLU (not fused) and expert biases are kernels "
+                "trainsim does not model (it prices full causal flash attention and a fused "
+                "SwiGLU), and which attention backend ran is not stated (Megatron-Bridge falls "
+                "back to unfused MCore attention without TE >= 2.8); all five rows are predicted "
+                "30-80% too fast with full flash attention, 8-40% too slow with unfused")
+    if c["model"] == "llama3-70B" and c["parallel"].get("fsdp"):
+        return ("Megatron-FSDP recipe with CPU activation offloading "
+                "(cpu_offloading_num_layers 20-40 in scripts/performance/configs/llama3); "
+                "offloading is not modelled")
+    return None
+
+
+def base_training(c):
+    b, p = c["batch"], c["parallel"]
+    t = {"seq_len": b["seq_len"], "micro_batch_size": b["micro_batch"] or 1,
+         "global_batch_size": b["global_batch"],
+         "tp": p.get("tp") or 1, "pp": p.get("pp") or 1, "cp": p.get("cp") or 1}
+    if p.get("ep") and p["ep"] > 1:
+        t["ep"] = p["ep"]
+    if p.get("vp"):
+        t["vpp"] = p["vp"]
+    if t["cp"] > 1:
+        t["cp_comm_type"] = "p2p"  # Megatron-LM's default --cp-comm-type (ring attention)
+    return t
+
+
+def megatron_modern(t, assumptions, fp8, overlap_param_gather=True):
+    """Megatron-Core / NeMo / Megatron-Bridge performance recipes: distributed optimizer,
+    overlapped grad reduce-scatter and param all-gather, sequence parallel and userbuffers TP
+    communication overlap whenever tp > 1, flash attention."""
+    t["zero_stage"] = 1
+    t["overlap_grad_reduce"] = True
+    t["overlap_param_gather"] = overlap_param_gather
+    if t["tp"] > 1:
+        t["sequence_parallel"] = True
+        t["tp_comm_overlap"] = True
+    if fp8:
+        t["dtype"] = "fp8"
+
+
+def build(c, survey):
+    key = source_key(c["id"])
+    p, b, tr = c["parallel"], c["batch"], c.get("training", {})
+    assumptions = []
+    t = base_training(c)
+    model = model_for(c["model"], survey["models"], b["seq_len"])
+    measured = {}
+    m = c["measured"]
+    if key in ("narayanan21-t1", "narayanan21-t2"):
+        # sc21/run_table_1.sh: fp16, full recompute of every layer (uniform), no distributed
+        # optimizer, no sequence parallelism (2021), fused softmax attention (no flash).
+        t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False,
+                  "recompute": {"granularity": "full", "method": "uniform", "num_layers": 1}})
+        if p.get("ddp_impl") == "torch":
+            t["overlap_grad_reduce"] = True  # torch DDP overlaps its bucketed all-reduce
+        if key == "narayanan21-t2":
+            assumptions.append("recompute and kernels as in Table 1 (not restated for Table 2)")
+            if not p.get("vp"):
+                assumptions.append("non-interleaved schedule (the survey gives no vp)")
+        measured = {"quantity": "model_tflops_per_gpu", "value": m["tflops_per_gpu"],
+                    "flop_convention": "narayanan2021"}
+    elif key == "korthikanti22-t5":
+        selective = "selective" in c["id"] or "selective" in str(tr.get("recompute"))
+        t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
+        if selective:
+            t["sequence_parallel"] = True
+            t["recompute"] = {"granularity": "selective", "modules": ["core_attn"]}
+        else:
+            t["recompute"] = {"granularity": "full", "method": "uniform", "num_layers": 1}
+            assumptions.append("full-recompute baseline without sequence parallelism")
+        assumptions.append("fp16 (the paper says mixed precision; same A100 peak as bf16)")
+        measured = {"quantity": "iteration_s", "value": m["iteration_time_s"]}
+    elif key == "korthikanti22-t4":
+        name = c["id"]
+        t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
+        if "sequence" in name:
+            t["sequence_parallel"] = True
+        if "full-recompute" in name:
+            t["recompute"] = {"granularity": "full", "method": "uniform", "num_layers": 1}
+        elif "selective" in name:
+            t["recompute"] = {"granularity": "selective", "modules": ["core_attn"]}
+        measured = {"quantity": "layer_time_s", "value": m["per_layer_combined_ms"] / 1000.0,
+                    "forward_s": m["per_layer_forward_ms"] / 1000.0,
+                    "backward_s": m["per_layer_backward_ms"] / 1000.0}
+    elif key == "mcore-readme":
+        megatron_modern(t, assumptions, fp8=False)
+        t["dtype"] = "bf16"
+        assumptions.append("bf16 (MFU in the README is against the 989 TFLOP/s bf16 peak)")
+        assumptions.append("micro-batch 1, no interleaving, no recompute (not stated)")
+        assumptions.append("GPT-3-style layers (ffn 4h, GeLU, MHA) as the README does not "
+                           "state them")
+        measured = {"quantity": "model_tflops_per_gpu", "value": m["tflops_per_gpu"],
+                    "flop_convention": "megatron_legacy"}
+    elif key == "nemo2407":
+        megatron_modern(t, assumptions, fp8=True)
+        t["fused_cross_entropy"] = True
+        assumptions.append("NeMo 24.07 recipe defaults: distributed optimizer, overlapped DP "
+                           "communication, SP + TP communication overlap when tp > 1, no recompute")
+        measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
+    elif key in ("mbridge25.09", "mbridge25.11", "mbridge26.02"):
+        precision = str(tr.get("precision", ""))
+        fp8 = "FP8" in precision or "fp8" in precision
+        if key == "mbridge25.09" and "not stated" in precision:
+            fp8 = True
+            assumptions.append("fp8: the 25.09 H100 table has no precision column and its "
+                               "throughput matches the fp8 rows of 25.11")
+        if "BF16?" in precision:
+            fp8 = True
+            assumptions.append("fp8: the 25.09 table has no precision column; 725 model TFLOP/s "
+                               "is 73% of the bf16 peak, so the run was fp8 (as the 25.11 row)")
+        if "FP8-MX" in precision or "MXFP8" in precision:
+            assumptions.append("MXFP8 (32-element block scaling) priced as fp8")
+        if "tokendrop" in precision:
+            assumptions.append("token-drop MoE priced as balanced dropless routing")
+        megatron_modern(t, assumptions, fp8=fp8)
+        t["grad_reduce_in_bf16"] = True  # set_*_common_configs: grad_reduce_in_fp32 = False
+        t["fused_cross_entropy"] = True
+        if p.get("fsdp"):
+            t["zero_stage"] = 3
+            assumptions.append("Megatron-FSDP approximated by zero_stage 3 (parameters gathered "
+                               "once per step, overlapped)")
+        recompute = RECOMPUTE_MODULES.get((c["model"], c["hardware"]["gpu"]))
+        if recompute:
+            t["recompute"] = {"granularity": "selective", "modules": recompute}
+            assumptions.append("recompute modules of the Megatron-Bridge 25.11 perf recipe")
+        if c["model"] == "gpt-oss-120B":
+            assumptions.append("gpt-oss sliding-window attention (128 tokens, every other "
+                               "layer) and sinks priced as full causal attention")
+        assumptions.append("Megatron-Bridge perf recipe: distributed optimizer, overlapped DP "
+                           "communication, SP + TP comm overlap when tp > 1, bf16 gradient "
+                           "reduction, no recompute; MoE routing force-balanced")
+        measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
+    elif key == "mlm-examples-llama":
+        megatron_modern(t, assumptions, fp8=True)
+        assumptions.append("as the NeMo performance scripts it follows: distributed optimizer, "
+                           "overlapped DP communication, SP + TP comm overlap when tp > 1")
+        measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
+    layers = {"deepseek-v3": 61, "qwen3-235b-a22b": 94, "llama3.1-405b": 126, "llama3-70b": 80,
+              "llama3-8b": 32, "llama2-7b": 32, "llama2-13b": 40, "llama2-70b": 80,
+              "gpt3-175b": 96, "megatron-530b": 105, "megatron-1t": 128, "megatron-22b": 48}
+    n_layers = model["num_layers"] if isinstance(model, dict) else layers[model]
+    split = layer_split(n_layers, t["pp"], t.get("vpp", 1))
+    if split is None:
+        return None, "pipeline split of %d layers over pp %d x vpp %d not expressible" % (
+            n_layers, t["pp"], t.get("vpp", 1))
+    t.update(split)
+    if split:
+        assumptions.append("embedding and loss each take one layer slot of the pipeline split "
+                           "(uneven %d layers over pp %d x vpp %d)" % (n_layers, t["pp"],
+                                                                       t.get("vpp", 1)))
+    count = c["hardware"]["count"]
+    config = {"model": model, "training": t,
+              "system": {"preset": SYSTEMS[c["hardware"]["gpu"]], "num_gpus": count}}
+    gid, citation = SOURCES[key]
+    where = c["source"].get("where", "")
+    return {"id": c["id"], "source": gid, "citation": citation + ("; " + where if where else ""),
+            "confidence": c["confidence"], "gpu": SYSTEMS[c["hardware"]["gpu"]],
+            "measured": measured, "assumptions": assumptions, "config": config}, None
+
+
+def assign_roles(cases):
+    """Calibration split, declared once: within each (GPU, source) group, in the source's order,
+    the 1st, 3rd, 5th ... case is fitted, the others are held out."""
+    seen = {}
+    for case in cases:
+        group = (case["gpu"], case["source"])
+        index = seen.get(group, 0)
+        case["role"] = "fit" if index % 2 == 0 else "held_out"
+        seen[group] = index + 1
+
+
+def main():
+    survey = json.load(open(sys.argv[1]))
+    cases, skipped = [], []
+    for c in survey["cases"] + archive_cases():
+        key = source_key(c["id"])
+        reason = skip_reason(c, key)
+        if reason is None and c.get("hardware", {}).get("gpu") not in SYSTEMS:
+            reason = "hardware %r has no trainsim system preset" % c["hardware"].get("gpu")
+        if reason is None:
+            case, reason = build(c, survey)
+        if reason is not None:
+            skipped.append({"id": c["id"], "reason": reason})
+            continue
+        cases.append(case)
+    assign_roles(cases)
+    out = {
+        "description": "Measured step times / throughputs of published Megatron-LM, NeMo and "
+                       "Megatron-Bridge runs with the trainsim config that expresses each run. "
+                       "Generated by tests/validation/transcribe_published_runs.py from the "
+                       "project's survey of published measurements; each case names its primary "
+                       "source.",
+        "quantities": {
+            "iteration_s": "seconds per training step",
+            "tokens_per_s_per_gpu": "training tokens per second per GPU",
+            "model_tflops_per_gpu": "model FLOPs per step under flop_convention / step time / "
+                                    "GPUs (1e12)",
+            "layer_time_s": "forward + backward (+ recompute) time of one transformer layer for "
+                            "one micro-batch",
+        },
+        "roles": "fit: used to calibrate the GPU preset's efficiency parameters "
+                 "(tests/validation/fit_presets.py); held_out: never used for fitting",
+        "cases": cases,
+        "skipped": skipped,
+    }
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
