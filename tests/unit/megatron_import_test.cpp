@@ -283,6 +283,16 @@ TEST_P(MegatronBadFlagsTest, ReportsFlagAndMessage) {
 INSTANTIATE_TEST_SUITE_P(BadFlags, MegatronBadFlagsTest, ::testing::ValuesIn(kBadFlags),
                          [](const auto& p) { return std::string(p.param.name); });
 
+TEST(MegatronImportErrorsTest, DeeplyNestedLayerPatternsAreRejectedNotRecursedInto) {
+  const std::string pattern = std::string(100000, '(') + "[1]*4" + std::string(100000, ')');
+  const json envelope = json::parse(import_megatron_json(kBase + " --num-experts 8 --moe-layer-freq " + pattern, ""));
+  ASSERT_EQ(envelope["errors"].size(), 1u);
+  EXPECT_EQ(envelope["errors"][0]["path"], "/args/--moe-layer-freq");
+  EXPECT_EQ(envelope["errors"][0]["message"].get<std::string>().rfind("expected a list expression of 0s and 1s", 0), 0u);
+  const json shallow = json::parse(import_megatron_json(kBase + " --num-experts 8 --moe-layer-freq ((([0]+[1]*3)))", ""));
+  EXPECT_EQ(shallow["result"]["config"]["model"]["moe"]["num_dense_layers"], 1) << shallow.dump();
+}
+
 TEST(MegatronImportErrorsTest, TextWithoutFlagsAndUnknownSystem) {
   json envelope = json::parse(import_megatron_json("python pretrain_gpt.py\n", ""));
   EXPECT_EQ(envelope["errors"][0]["path"], "/args");

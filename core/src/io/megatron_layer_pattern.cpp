@@ -73,9 +73,11 @@ class PatternEvaluator {
   bool atom(Value& out) {
     if (pos_ >= text_.size()) return false;
     if (text_[pos_] == '(') {
+      if (++depth_ > kMaxDepth) return false;
       ++pos_;
       if (!expr(out) || pos_ >= text_.size() || text_[pos_] != ')') return false;
       ++pos_;
+      --depth_;
       return true;
     }
     if (text_[pos_] == '[') {
@@ -104,8 +106,11 @@ class PatternEvaluator {
     return pos_ > start;
   }
 
+  static constexpr int kMaxDepth = 64;  ///< nesting of parentheses (bounds the recursion)
+
   const std::string& text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 const char* const kExample = "\"([0]*3+[1]*58)\"";
