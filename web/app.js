@@ -2,11 +2,16 @@
 // store and the results in step (main.js starts the engine first).
 //   form/import -> setSpec -> store.spec -> URL hash (push/replace)
 //                                        -> engine.estimate -> store.result/errors -> views
-//   hashchange (back/forward, pasted link) -> decode -> store.spec
+//   tabs, pins  -> setView / setPins     -> URL hash (view=, c1=…c4=)
+//   hashchange (back/forward, pasted link) -> decode -> store.spec, view, pins
+// The Search, What-if and Compare runs are in runs.js.
 import { store } from './store.js';
-import { decode, encode } from './url.js';
-import { toConfig } from './config.js';
+import { MAX_PINS, decode, encode } from './url.js';
+import { cloneSpec, effectiveSection, fromConfig, toConfig } from './config.js';
+import { figureLabel, scaleSystemPatch } from './system_scale.js';
+import { startRuns } from './runs.js';
 import * as banner from './views/banner.js';
+import * as tabs from './views/tabs.js';
 import * as toolbar from './views/toolbar.js';
 import * as configForm from './views/config_form.js';
 import * as summary from './views/summary.js';
@@ -14,13 +19,25 @@ import * as memoryChart from './views/memory_chart.js';
 import * as timeBreakdown from './views/time_breakdown.js';
 import * as throughput from './views/throughput.js';
 import * as timeline from './views/timeline.js';
+import * as searchPanel from './views/search_panel.js';
+import * as searchResults from './views/search_results.js';
+import * as searchScatter from './views/search_scatter.js';
+import * as whatif from './views/whatif.js';
+import * as compare from './views/compare.js';
+import * as importDialog from './views/import_dialog.js';
+import * as exportDialog from './views/export_dialog.js';
 
 let engine = null;
 let editing = false;  // an edit in progress owns the current history entry
 
-function setSpec(spec, { commit }) {
-  store.set({ spec });
-  const hash = encode(spec, store.get().catalog);
+function pageHash(state = store.get()) {
+  return encode(state.spec, state.catalog, { view: state.view, pins: state.pins });
+}
+
+// Writes the state to the URL: a new history entry for a committed change,
+// the current one while an edit is in progress.
+function syncUrl(commit) {
+  const hash = pageHash();
   if (hash !== location.hash) {
     if (editing) history.replaceState(null, '', hash);
     else history.pushState(null, '', hash);
@@ -30,18 +47,81 @@ function setSpec(spec, { commit }) {
   }
 }
 
+function setSpec(spec, { commit }) {
+  store.set({ spec });
+  syncUrl(commit);
+}
+
+function setView(view) {
+  if (store.get().view === view) return;
+  store.set({ view });
+  syncUrl(true);
+}
+
+function setPins(pins) {
+  store.set({ pins });
+  syncUrl(true);
+}
+
 function linkBanner(ignored) {
   return ignored.length ? { title: 'Parts of this link could not be read and were ignored:', items: ignored } : null;
 }
 
 function readHash() {
-  const catalog = store.get().catalog;
-  const { state, ignored } = decode(location.hash, catalog);
-  const canonical = encode(state, catalog);
-  if (!store.get().spec || canonical !== encode(store.get().spec, catalog)) store.set({ spec: state, localErrors: {} });
+  const current = store.get();
+  const catalog = current.catalog;
+  const { state, ignored, view, pins } = decode(location.hash, catalog);
+  if (!current.spec || encode(state, catalog) !== encode(current.spec, catalog)) store.set({ spec: state, localErrors: {} });
+  const pinText = (list) => list.map((pin) => encode(pin, catalog)).join('\n');
+  if (pinText(pins) !== pinText(current.pins)) store.set({ pins });
+  if (view !== current.view) store.set({ view });
   store.set({ banner: linkBanner(ignored) });
+  const canonical = pageHash();
   if (canonical !== location.hash) history.replaceState(null, '', canonical);
   editing = false;
+}
+
+// A config document (a search row, an import) into the calculator; returns
+// what the page could not represent. The spec is made canonical (defaults
+// dropped), as a link to it would read.
+function applyConfig(document, source) {
+  const { catalog } = store.get();
+  const { spec, ignored } = fromConfig(document, catalog);
+  const canonical = decode(encode(spec, catalog), catalog).state;
+  canonical.tokens = store.get().spec.tokens;
+  setSpec(canonical, { commit: true });
+  store.set({ banner: ignored.length ? { title: `Imported from ${source}; these parts were ignored:`, items: ignored } : null });
+  return ignored;
+}
+
+function loadConfig(document) {
+  applyConfig(document, 'the search');
+  setView('calc');
+  window.scrollTo({ top: 0 });
+}
+
+function pinSpec(spec) {
+  const { pins, catalog } = store.get();
+  if (pins.length >= MAX_PINS) return false;
+  const text = encode(spec, catalog);
+  if (!pins.some((pin) => encode(pin, catalog) === text)) setPins([...pins, cloneSpec(spec)]);
+  return true;
+}
+
+function pinConfig(document) {
+  const { catalog, spec } = store.get();
+  const pinned = decode(encode(fromConfig(document, catalog).spec, catalog), catalog).state;
+  pinned.tokens = spec.tokens;
+  return pinSpec(pinned);
+}
+
+// The Search tab with one system figure scaled (What-if's shortcut).
+function searchScaled(figure, factor) {
+  const { spec, catalog } = store.get();
+  const patch = scaleSystemPatch(effectiveSection(spec, 'system', catalog), figure, factor);
+  store.set({ searchSystem: { label: `${figureLabel(figure)} × ${factor}`, patch, figure, factor } });
+  setView('search');
+  document.getElementById('search-form')?.requestSubmit();
 }
 
 let firstResult = true;
@@ -68,7 +148,22 @@ async function estimate(spec) {
 
 export async function start(startedEngine) {
   engine = startedEngine;
-  const actions = { setSpec };
+  const dialogs = document.getElementById('dialogs');
+  let imports = null;
+  let exports = null;
+  let runs = null;
+  const actions = {
+    setSpec, setView, applyConfig, loadConfig, pinConfig,
+    pinCurrent: () => pinSpec(store.get().spec),
+    unpin: (i) => setPins(store.get().pins.filter((_, k) => k !== i)),
+    openPin: (i) => { setSpec(cloneSpec(store.get().pins[i]), { commit: true }); setView('calc'); },
+    runSearch: (document) => runs.runSearch(document),
+    cancelSearch: () => runs.cancelSearch(),
+    searchScaled,
+    engine: (op, arg) => engine.run(op, arg),
+    openImport: () => imports.open(),
+    openExport: () => exports.open(),
+  };
   banner.mount(document.getElementById('banner'), store);
   toolbar.mount(document.getElementById('toolbar'), store, actions);
   configForm.mount(document.getElementById('config'), store, actions);
@@ -77,6 +172,8 @@ export async function start(startedEngine) {
   timeBreakdown.mount(document.getElementById('time'), store);
   throughput.mount(document.getElementById('throughput'), store, actions);
   timeline.mount(document.getElementById('timeline'), store);
+  imports = importDialog.mount(dialogs, store, actions);
+  exports = exportDialog.mount(dialogs, store, actions);
 
   let catalog;
   try {
@@ -90,6 +187,13 @@ export async function start(startedEngine) {
   store.subscribe((state, previous) => { if (state.spec !== previous.spec) estimate(state.spec); });
   store.set({ catalog });
   readHash();
+  // The other tabs are built once the catalog and the first spec are known.
+  searchPanel.mount(document.getElementById('search-panel'), store, actions);
+  searchResults.mount(document.getElementById('search-results'), store, actions);
+  searchScatter.mount(document.getElementById('search-scatter-panel'), store, actions);
+  whatif.mount(document.getElementById('view-whatif'), store, actions);
+  compare.mount(document.getElementById('view-compare'), store, actions);
+  tabs.mount(document.getElementById('tabs'), store, actions);
+  runs = startRuns(engine, store);
   window.addEventListener('hashchange', readHash);
 }
-

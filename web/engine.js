@@ -1,9 +1,12 @@
 // The page's handle on the core. The WASM module runs in a Worker
 // (engine_worker.js); if module workers are unavailable it runs in the page.
-// estimate() keeps at most one request in flight and one pending: a newer
-// request replaces the pending one, and a result that a newer request has
-// overtaken resolves as {superseded: true} (the newest request wins).
+// estimate() and whatif() keep at most one request in flight and one
+// pending: a newer request replaces the pending one, and a result that a
+// newer request has overtaken resolves as {superseded: true} (the newest
+// request wins). search is paged (engine_search.js); run() is for one-off
+// calls (imports, exports, pinned configs).
 import { runOp } from './engine_ops.js';
+import { pagedSearch } from './engine_search.js';
 
 function workerBackend() {
   const worker = new Worker(new URL('./engine_worker.js', import.meta.url), { type: 'module' });
@@ -36,20 +39,61 @@ function inPageBackend() {
   return async (op, arg) => runOp(await module, op, arg);
 }
 
+// Extra workers for the search (started on first use): one per spare core,
+// at most three, so a search on a 4-core machine runs on all four.
+function helperCount() {
+  const cores = Number(globalThis.navigator?.hardwareConcurrency) || 2;
+  return Math.max(1, Math.min(3, cores - 1));
+}
+
 export function createEngine() {
   let call = null;
+  let workers = true;
   try {
     call = workerBackend();
   } catch {
     call = inPageBackend();
+    workers = false;
   }
+  let helpers = null;
+  const searchCalls = () => {
+    if (!helpers) {
+      helpers = [];
+      if (workers) {
+        try {
+          for (let i = 0; i < helperCount(); i += 1) {
+            const helper = workerBackend();
+            // A helper that fails hands its work back to the main worker.
+            const guarded = (op, arg) => helper(op, arg).catch(() => {
+              helpers = helpers.filter((h) => h !== guarded);
+              return call(op, arg);
+            });
+            helpers.push(guarded);
+          }
+        } catch {
+          helpers = [];
+        }
+      }
+    }
+    return [(op, arg) => call(op, arg), ...helpers];
+  };
   // The first call decides: if the worker cannot start, switch to the page.
   const first = (op, arg) => call(op, arg).catch((error) => {
     call = inPageBackend();
+    workers = false;
     console.warn(`trainsim: running the engine in the page (${error.message})`);
     return call(op, arg);
   });
-  return { catalog: () => first('catalog'), estimate: newestWins((text) => call('estimate', text)) };
+  return {
+    catalog: () => first('catalog'),
+    estimate: newestWins((text) => call('estimate', text)),
+    whatif: newestWins((text) => call('whatif', text)),
+    search: pagedSearch(searchCalls),
+    // Starts the search workers ahead of a search (the Search tab is open).
+    warmSearch: () => Promise.all(searchCalls().map((c) => c('ready').catch(() => false))),
+    // One-off calls (imports, exports, pinned configs): every answer counts.
+    run: (op, arg) => call(op, arg),
+  };
 }
 
 // Wraps an async estimate(text) so that at most one request is in flight and

@@ -41,7 +41,8 @@ export const MODEL_FIELDS = [
   { key: 'mla.v_head_dim', label: 'V head dim', type: int },
 ];
 
-const RECOMPUTE_MODULES = ['core_attn', 'layernorm', 'mla_up_proj', 'mlp', 'moe_act', 'moe', 'attn'];
+const RECOMPUTE_MODULES = ['core_attn', 'layernorm', 'mla_up_proj', 'mlp', 'moe_act', 'moe', 'shared_experts', 'attn', 'attn_norm',
+  'attn_proj', 'mlp_block', 'mlp_norm', 'mlp_linear'];
 
 export const TRAINING_FIELDS = [
   { key: 'seq_len', url: 'seq', label: 'Sequence length', type: int, group: 'batch' },
@@ -55,6 +56,8 @@ export const TRAINING_FIELDS = [
   { key: 'vpp', url: 'vpp', label: 'VPP', title: 'virtual pipeline chunks per stage', type: int, def: 1, group: 'parallel' },
   { key: 'num_layers_in_first_stage', url: 'l1', label: 'First-stage layers', type: int, group: 'parallel' },
   { key: 'num_layers_in_last_stage', url: 'll', label: 'Last-stage layers', type: int, group: 'parallel' },
+  { key: 'account_for_embedding_in_pipeline_split', url: 'ape', label: 'Embedding counts as a layer', title: 'Megatron-LM --account-for-embedding-in-pipeline-split', type: bool, def: false, group: 'parallel' },
+  { key: 'account_for_loss_in_pipeline_split', url: 'apl', label: 'Loss counts as a layer', title: 'Megatron-LM --account-for-loss-in-pipeline-split', type: bool, def: false, group: 'parallel' },
   { key: 'dp', url: 'dp', label: 'DP', title: 'data parallel (empty: GPUs / (tp*pp*cp))', type: int, group: 'parallel' },
   { key: 'cp', url: 'cp', label: 'CP', title: 'context parallel', type: int, def: 1, group: 'parallel' },
   { key: 'cp_comm_type', url: 'cpc', label: 'CP comm', type: 'enum', values: ['a2a', 'p2p', 'all_gather'], def: 'a2a', group: 'parallel' },
@@ -65,6 +68,7 @@ export const TRAINING_FIELDS = [
   { key: 'recompute.method', url: 'rcm', label: 'Recompute method', type: 'enum', values: ['uniform', 'block'], group: 'memory' },
   { key: 'recompute.num_layers', url: 'rcn', label: 'Recompute layers', type: int, group: 'memory' },
   { key: 'recompute.modules', url: 'rcx', label: 'Recompute modules', type: list, values: RECOMPUTE_MODULES, def: ['core_attn'], group: 'memory' },
+  { key: 'recompute.keep_tail_outputs', url: 'rck', label: 'Keep tail outputs', title: 'selective recompute keeps the last module outputs', type: bool, def: false, group: 'memory' },
   { key: 'flash_attention', url: 'fa', label: 'Flash attention', type: bool, def: true, group: 'kernels' },
   { key: 'fused_norm', url: 'fn', label: 'Fused norm', type: bool, def: true, group: 'kernels' },
   { key: 'fused_swiglu', url: 'fsw', label: 'Fused SwiGLU', type: bool, def: true, group: 'kernels' },

@@ -1,5 +1,9 @@
-// One store for the page: {catalog, spec, result, errors, status, banner,
-// localErrors}. Views subscribe and re-render from it; inputs write to it.
+// One store for the page: the calculator's {catalog, spec, result, errors,
+// status, banner, localErrors}, the open tab, the pinned configs, and the
+// search / what-if runs. Views subscribe and re-render from it; inputs
+// write to it.
+import { defaultSearchInputs } from './search_spec.js';
+
 export function createStore(initial) {
   let state = initial;
   const listeners = new Set();
@@ -27,4 +31,11 @@ export const store = createStore({
   localErrors: {},    // {fieldPath: message} for text the form could not read
   status: 'loading',  // 'loading' | 'computing' | 'ready' | 'failed'
   banner: null,       // {title, items: [text]}
+  view: 'calc',       // the open tab: 'calc' | 'search' | 'whatif' | 'compare' (in the URL)
+  pins: [],           // pinned specs for Compare (in the URL), at most 4
+  pinResults: [],     // their estimate envelopes (null while computing), in pin order
+  searchInputs: defaultSearchInputs(),  // the Search tab's form (search_spec.js)
+  search: { status: 'idle' },  // {status, done, total, document, envelope, elapsedMs} (runs.js)
+  searchSystem: null, // {label, patch}: a scaled system for the next search (from What-if)
+  whatif: { status: 'idle' },  // {status, result, errors, spec}
 });

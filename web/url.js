@@ -1,6 +1,11 @@
-// The URL hash as a projection of the spec (see config.js):
+// The URL hash as a projection of the page state (see config.js):
 //   #v=1&m=llama3-70b&s=h100-sxm-80gb&n=64&seq=8192&mbs=1&gbs=1024&tp=8&pp=4&sp=1
-//   plus m.<field>=… / s.<field>=… for fields that differ from the preset.
+//   plus m.<field>=… / s.<field>=… for fields that differ from the preset,
+//   and two optional keys added to version 1 (older links decode as before):
+//   view=search|whatif|compare   the open tab (absent: the calculator)
+//   c1=…, …, c4=…                pinned configs for Compare, each the same
+//                                fields as key:value pairs joined by ';'
+//                                (c1=m:llama3-8b;s:h100-sxm-80gb;n:8;tp:2…)
 // decode() never throws: it keeps every field it can read and names the rest.
 import { CUSTOM_MODEL, FIELDS, clip, formatText, parseText } from './fields.js';
 import { baseSpec, defaultSpec, presetValue, DEFAULT_TOKENS } from './config.js';
@@ -9,6 +14,9 @@ import { compactCount, parseCount } from './format.js';
 export const HASH_VERSION = 1;
 const MAX_HASH_CHARS = 8000;
 const MAX_PARTS = 200;
+export const MAX_PINS = 4;
+export const VIEWS = ['calc', 'search', 'whatif', 'compare'];
+const PIN_KEY = /^c([1-9])$/;
 
 const BY_URL = new Map();
 for (const fields of Object.values(FIELDS)) for (const field of fields) BY_URL.set(field.url, field);
@@ -18,9 +26,24 @@ function encodeValue(text) {
   return encodeURIComponent(text).replace(/%2C/g, ',');
 }
 
-export function encode(spec, catalog) {
-  const parts = [`v=${HASH_VERSION}`, `m=${encodeValue(spec.model.preset)}`, `s=${encodeValue(spec.system.preset)}`];
-  const add = (field, value) => parts.push(`${field.url}=${encodeValue(formatText(field, value))}`);
+// extra: {view, pins: [spec…]} (both optional).
+export function encode(spec, catalog, extra = {}) {
+  const parts = [`v=${HASH_VERSION}`, ...specPairs(spec, catalog).map(([k, v]) => `${k}=${v}`)];
+  if (extra.view && extra.view !== 'calc' && VIEWS.includes(extra.view)) parts.push(`view=${extra.view}`);
+  (extra.pins ?? []).slice(0, MAX_PINS).forEach((pin, i) => parts.push(`c${i + 1}=${encodePin(pin, catalog)}`));
+  return `#${parts.join('&')}`;
+}
+
+// A pinned config: key:value pairs joined by ';' (values escaped as in the
+// hash, so ':' and ';' inside them are %3A / %3B, and '%' is %25 once more).
+function encodePin(spec, catalog) {
+  return specPairs(spec, catalog).map(([k, v]) => `${k}:${v}`).join(';').replace(/%/g, '%25');
+}
+
+// [key, escaped value] pairs of a spec, in the canonical order.
+function specPairs(spec, catalog) {
+  const parts = [['m', encodeValue(spec.model.preset)], ['s', encodeValue(spec.system.preset)]];
+  const add = (field, value) => parts.push([field.url, encodeValue(formatText(field, value))]);
   const numGpus = FIELDS.system.find((f) => f.key === 'num_gpus');
   if (spec.system.over.num_gpus !== undefined) add(numGpus, spec.system.over.num_gpus);
   const required = new Set(['seq_len', 'micro_batch_size', 'global_batch_size', 'num_micro_batches']);
@@ -44,8 +67,8 @@ export function encode(spec, catalog) {
       add(field, value);
     }
   }
-  if (spec.tokens !== DEFAULT_TOKENS) parts.push(`tok=${encodeValue(compactCount(spec.tokens))}`);
-  return `#${parts.join('&')}`;
+  if (spec.tokens !== DEFAULT_TOKENS) parts.push(['tok', encodeValue(compactCount(spec.tokens))]);
+  return parts;
 }
 
 function sameValue(a, b) {
@@ -60,8 +83,9 @@ function safeDecode(text) {
   }
 }
 
-// Returns {state: spec, ignored: [text…]}. An empty hash, or one from which
-// nothing could be read, gives the default view.
+// Returns {state: spec, ignored: [text…], view, pins: [spec…]}. An empty
+// hash, or one from which no config field could be read, gives the default
+// view.
 export function decode(hash, catalog) {
   const ignored = [];
   let text = typeof hash === 'string' ? hash : '';
@@ -70,11 +94,12 @@ export function decode(hash, catalog) {
     ignored.push(`everything after character ${MAX_HASH_CHARS} (the link is too long)`);
     text = text.slice(0, MAX_HASH_CHARS);
   }
-  const spec = baseSpec(catalog);
-  const seen = new Set();
-  let accepted = 0;
   const parts = text.split('&').filter((part) => part !== '');
   if (parts.length > MAX_PARTS) ignored.push(`${parts.length - MAX_PARTS} fields after the first ${MAX_PARTS}`);
+  const reader = specReader(catalog, ignored, '');
+  const pinTexts = [];
+  let view = 'calc';
+  const seen = new Set();
   for (const part of parts.slice(0, MAX_PARTS)) {
     const eq = part.indexOf('=');
     const key = safeDecode(eq < 0 ? part : part.slice(0, eq));
@@ -84,16 +109,61 @@ export function decode(hash, catalog) {
     if (value === null) { ignored.push(`${shown} (no value)`); continue; }
     if (seen.has(key)) { ignored.push(`${shown}=${clip(value)} (repeated)`); continue; }
     seen.add(key);
-    const problem = apply(spec, key, value, catalog);
-    if (problem) ignored.push(`${shown}=${clip(value)} (${problem})`);
-    else if (key !== 'v') accepted += 1;
+    if (key === 'view') {
+      if (VIEWS.includes(value)) view = value;
+      else ignored.push(`view=${clip(value)} (expected one of ${VIEWS.join(', ')})`);
+      continue;
+    }
+    const pin = PIN_KEY.exec(key);
+    if (pin) {
+      if (Number(pin[1]) > MAX_PINS) ignored.push(`${shown}=${clip(value)} (at most ${MAX_PINS} pinned configs)`);
+      else pinTexts.push([Number(pin[1]), value]);
+      continue;
+    }
+    reader.add(key, value);
   }
-  if (accepted === 0) return { state: defaultSpec(catalog), ignored };
-  const t = spec.training;
-  if (t.global_batch_size === undefined && t.num_micro_batches === undefined) {
-    t.global_batch_size = defaultSpec(catalog).training.global_batch_size;
+  const state = reader.finish(false);
+  const pins = [];
+  for (const [n, value] of pinTexts.sort((a, b) => a[0] - b[0])) {
+    const pinReader = specReader(catalog, ignored, `c${n}: `);
+    for (const item of value.split(';').filter((x) => x !== '')) {
+      const colon = item.indexOf(':');
+      const pinValue = colon < 0 ? null : safeDecode(item.slice(colon + 1));
+      if (colon < 0 || pinValue === null) ignored.push(`c${n}: ${clip(item)} (${colon < 0 ? 'no value' : 'malformed escape'})`);
+      else pinReader.add(item.slice(0, colon), pinValue);
+    }
+    const pinned = pinReader.finish(true);
+    if (pinned) pins.push(pinned);
+    else ignored.push(`c${n}=${clip(value)} (no config fields)`);
   }
-  return { state: spec, ignored };
+  return { state, ignored, view, pins };
+}
+
+// Reads key/value pairs into a spec, adding what it ignores to `ignored`;
+// finish() gives the spec, or when no field could be read the default view
+// (or null, for a pinned config).
+function specReader(catalog, ignored, prefix) {
+  const spec = baseSpec(catalog);
+  const seen = new Set();
+  let accepted = 0;
+  return {
+    add(key, value) {
+      const shown = clip(key);
+      if (seen.has(key)) { ignored.push(`${prefix}${shown}=${clip(value)} (repeated)`); return; }
+      seen.add(key);
+      const problem = key === 'v' && prefix ? 'not inside a pinned config' : apply(spec, key, value, catalog);
+      if (problem) ignored.push(`${prefix}${shown}=${clip(value)} (${problem})`);
+      else if (key !== 'v') accepted += 1;
+    },
+    finish(orNull) {
+      if (accepted === 0) return orNull ? null : defaultSpec(catalog);
+      const t = spec.training;
+      if (t.global_batch_size === undefined && t.num_micro_batches === undefined) {
+        t.global_batch_size = defaultSpec(catalog).training.global_batch_size;
+      }
+      return spec;
+    },
+  };
 }
 
 // Applies one key=value to the spec; returns why it was ignored, or ''.

@@ -69,7 +69,8 @@ export function moduleTests() {
         'v=2 (this page reads version 1)', 'm=nope (unknown model preset)', 'tp=abc (expected a number, got "abc")',
         'tp=4 (repeated)', 'zz=1 (unknown field)', '%E0%A4%A=1 (malformed escape)', 'pp (no value)',
         'gbs=1.5 (expected an integer, got 1.5)',
-        'rcx=core_attn,bogus (expected items of core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, attn, got "bogus")',
+        'rcx=core_attn,bogus (expected items of core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts, attn, attn_norm, '
+          + 'attn_proj, mlp_block, mlp_norm, mlp_linear, got "bogus")',
       ]);
       assert.equal(state.training.seq_len, 4096);
       assert.equal(state.training.tp, undefined);

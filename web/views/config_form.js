@@ -82,7 +82,7 @@ export function mount(form, store, actions) {
       else t['recompute.granularity'] = value;
       if (value !== 'full') { delete t['recompute.method']; delete t['recompute.num_layers']; }
       if (value === 'full') { t['recompute.method'] ??= 'uniform'; t['recompute.num_layers'] ??= 1; }
-      if (value !== 'selective') delete t['recompute.modules'];
+      if (value !== 'selective') { delete t['recompute.modules']; delete t['recompute.keep_tail_outputs']; }
     }, true);
   }
 
@@ -246,6 +246,7 @@ export function mount(form, store, actions) {
     show('recompute.method', t['recompute.granularity'] === 'full');
     show('recompute.num_layers', t['recompute.granularity'] === 'full');
     show('recompute.modules', t['recompute.granularity'] === 'selective');
+    show('recompute.keep_tail_outputs', t['recompute.granularity'] === 'selective');
     for (const name of ['moe', 'mla']) {
       const on = getDeep(effective.model, name) !== undefined;
       for (const slot of slots.values()) {

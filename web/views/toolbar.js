@@ -1,6 +1,8 @@
-// Header actions: copy the link, export and import the config document.
+// Header actions: copy the link, export and import the config document,
+// open the Import and Export dialogs, pin the config for Compare.
 import { h } from '../dom.js';
 import { fromConfig, toConfig } from '../config.js';
+import { saveText } from '../download.js';
 
 export function mount(root, store, actions) {
   const status = h('span', { class: 'toolbar-status', role: 'status' });
@@ -28,14 +30,14 @@ export function mount(root, store, actions) {
 
   const exportButton = h('button', { type: 'button', id: 'export-json', text: 'Export JSON' });
   exportButton.addEventListener('click', () => {
-    const text = `${JSON.stringify(toConfig(store.get().spec), null, 2)}\n`;
-    const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-    const a = h('a', { href: url, download: 'trainsim-config.json' });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    saveText(`${JSON.stringify(toConfig(store.get().spec), null, 2)}\n`, 'trainsim-config.json', 'application/json');
   });
+  const importDialog = h('button', { type: 'button', id: 'open-import', text: 'Import…', title: 'Megatron-LM, Hugging Face, SimuMax or trainsim config', onclick: () => actions.openImport() });
+  const exportDialog = h('button', { type: 'button', id: 'open-export', text: 'Export…', title: 'Megatron-LM flags, results, charts', onclick: () => actions.openExport() });
+  const pin = h('button', { type: 'button', id: 'pin-config', text: 'Pin', title: 'Pin this config for Compare (up to 4)', onclick: () => {
+    if (actions.pinCurrent()) say(`Pinned (${store.get().pins.length} of 4)`);
+    else say('Compare holds 4 configs: unpin one first');
+  } });
 
   const file = h('input', { type: 'file', accept: '.json,application/json', id: 'import-file', class: 'visually-hidden', tabindex: '-1' });
   const importButton = h('button', { type: 'button', id: 'import-json', text: 'Import JSON', onclick: () => file.click() });
@@ -61,6 +63,9 @@ export function mount(root, store, actions) {
     say(`Imported ${name}`);
   }
 
-  root.replaceChildren(copy, exportButton, importButton, file, status, linkText);
+  root.replaceChildren(copy, pin, importDialog, exportDialog, exportButton, importButton, file, status, linkText);
+  store.subscribe((state, previous) => {
+    if (state.pins !== previous.pins) pin.textContent = state.pins.length ? `Pin (${state.pins.length})` : 'Pin';
+  });
   return { importText };
 }

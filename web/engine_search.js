@@ -1,0 +1,77 @@
+// A strategy search run in pages, so the page can show progress, cancel,
+// and use several workers: a first page tells how many candidates there
+// are, the rest is split into pages that the workers take in turn, and the
+// pages are merged at the end in order (exactly the result of one whole
+// search, see trainsim.h search_json). Each call has a fixed cost (the core
+// enumerates and validates the combinations up to the page's end and fully
+// estimates the page's top plans), so pages are not tiny.
+// start() cancels the search in progress (the newest request wins): the
+// older one stops issuing pages and resolves {cancelled: true}.
+const FIRST_PAGE = 256;
+const MIN_PAGE = 128;
+const MIN_PAGES = 4;
+
+// Splits [from, total) into pages for `workers` workers: at least MIN_PAGES
+// (for the progress bar) and two per worker, none under MIN_PAGE.
+export function splitPages(from, total, workers) {
+  const remaining = total - from;
+  if (remaining <= 0) return [];
+  const count = Math.max(1, Math.min(Math.max(MIN_PAGES, 2 * workers), Math.ceil(remaining / MIN_PAGE)));
+  const size = Math.ceil(remaining / count);
+  const pages = [];
+  for (let offset = from; offset < total; offset += size) pages.push({ offset, limit: Math.min(size, total - offset) });
+  return pages;
+}
+
+// calls(): the workers' call(op, arg) functions, the first one the main
+// engine worker.
+export function pagedSearch(calls) {
+  let current = null;
+
+  function cancel() {
+    if (current) current.cancelled = true;
+  }
+
+  // onProgress({done, total}) after every page; resolves with the merged
+  // envelope, an error envelope, or {cancelled: true}.
+  async function start(document, onProgress = () => {}) {
+    cancel();
+    const job = { cancelled: false };
+    current = job;
+    const text = JSON.stringify(document);
+    const workers = calls();
+    try {
+      const first = await workers[0]('searchPage', { text, offset: 0, limit: FIRST_PAGE });
+      if (!first.ok) return first;
+      const total = first.candidates;
+      const pages = [{ offset: 0, end: first.end, text: first.text }];
+      let done = first.end;
+      let failed = null;
+      onProgress({ done, total });
+      const queue = splitPages(first.end, total, workers.length);
+      await Promise.all(workers.map(async (call) => {
+        while (queue.length && !job.cancelled && !failed) {
+          const { offset, limit } = queue.shift();
+          const page = await call('searchPage', { text, offset, limit });
+          if (!page.ok) { failed = page; return; }
+          pages.push({ offset, end: page.end, text: page.text });
+          done += page.end - offset;
+          if (!job.cancelled) onProgress({ done, total });
+        }
+      }));
+      if (job.cancelled) return { cancelled: true };
+      if (failed) return failed;
+      pages.sort((a, b) => a.offset - b.offset);
+      const gap = pages.find((page, i) => i > 0 && page.offset !== pages[i - 1].end);
+      if (gap || pages[pages.length - 1].end !== total) {
+        return { ok: false, errors: [{ path: '/page', message: 'the search pages do not cover every candidate' }] };
+      }
+      const merged = await workers[0]('searchMerge', pages.map((page) => page.text));
+      return job.cancelled ? { cancelled: true } : merged;
+    } finally {
+      if (current === job) current = null;
+    }
+  }
+
+  return { start, cancel, running: () => current !== null };
+}

@@ -1,0 +1,122 @@
+// The Search tab's inputs and the search document they make (see
+// trainsim.h search_json and README "Search and what-if"). Model, system,
+// sequence length, precision and the shared training settings come from the
+// calculator's spec; empty inputs fall back to the calculator's values.
+import { toConfig } from './config.js';
+
+export const RECOMPUTE_MODES = [
+  { id: 'none', label: 'none', mode: { granularity: 'none' } },
+  { id: 'selective', label: 'selective', mode: { granularity: 'selective' } },
+  { id: 'full1', label: 'full, 1 layer', mode: { granularity: 'full', method: 'uniform', num_layers: 1 } },
+  { id: 'full', label: 'full, every layer', mode: { granularity: 'full', method: 'block', num_layers: 'all' } },
+];
+
+export const DEGREES = [
+  { key: 'tp', label: 'TP' }, { key: 'pp', label: 'PP' }, { key: 'vpp', label: 'VPP' }, { key: 'cp', label: 'CP' },
+  { key: 'ep', label: 'EP' }, { key: 'etp', label: 'ETP' }, { key: 'micro_batch_size', label: 'Micro-batch' },
+];
+
+export function defaultSearchInputs() {
+  return {
+    gpus: '', gbs: '', seq: '',
+    tp: '', pp: '', vpp: '', cp: '', ep: '', etp: '', micro_batch_size: '1,2,4,8',
+    max_tp: '', recompute: ['none', 'selective', 'full1', 'full'], zero: [1],
+    sp: 'true', uneven: false, headroom: '0', top_k: '10', objective: 'step_time',
+  };
+}
+
+// Keys of the calculator's training section the search chooses itself (or
+// takes from its own inputs); the rest are shared by every plan.
+const CHOSEN = new Set(['seq_len', 'micro_batch_size', 'global_batch_size', 'num_micro_batches', 'dtype', 'tp', 'pp', 'dp',
+  'cp', 'ep', 'etp', 'vpp', 'sequence_parallel', 'recompute', 'zero_stage', 'num_layers_in_first_stage', 'num_layers_in_last_stage']);
+
+const LIST = /^\s*\d+(\s*,\s*\d+)*\s*$/;
+const RANGE = /^\s*(\d+)\s*-\s*(\d+)\s*(?:\/\s*(\d+))?\s*$/;
+
+// "8" -> 8, "1, 2, 4" -> [1, 2, 4], "" or "any" -> undefined; null if unreadable.
+export function parseChoices(text) {
+  const trimmed = String(text ?? '').trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'any') return undefined;
+  if (!LIST.test(trimmed)) return null;
+  const values = [...new Set(trimmed.split(',').map((v) => Number(v.trim())))];
+  if (values.some((v) => !Number.isSafeInteger(v) || v < 1)) return null;
+  return values.length === 1 ? values[0] : values;
+}
+
+// GPU counts: "1024", "512, 1024" or "64-512/64" ({min, max, step}).
+export function parseGpus(text) {
+  const range = RANGE.exec(String(text ?? ''));
+  if (range) {
+    const [min, max, step] = [Number(range[1]), Number(range[2]), Number(range[3] ?? 1)];
+    return min >= 1 && max >= min && step >= 1 ? { min, max, step } : null;
+  }
+  return parseChoices(text);
+}
+
+function positiveInt(text, fallback) {
+  const trimmed = String(text ?? '').trim();
+  if (trimmed === '') return fallback;
+  return /^\d+$/.test(trimmed) && Number(trimmed) >= 1 ? Number(trimmed) : null;
+}
+
+function mergeDeep(target, patch) {
+  const out = { ...target };
+  for (const [key, value] of Object.entries(patch)) {
+    out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object'
+      ? mergeDeep(out[key], value) : value;
+  }
+  return out;
+}
+
+// Returns {document, problems: {input: message}}; document is null when a
+// problem stops the search.
+export function searchDocument(spec, inputs, systemPatch = null) {
+  const problems = {};
+  const config = toConfig(spec);
+  const { num_gpus: specGpus, ...system } = config.system;
+  const gpus = inputs.gpus.trim() === '' ? specGpus : parseGpus(inputs.gpus);
+  if (gpus === null || gpus === undefined) problems.gpus = 'a count, a list (512, 1024) or a range (64-512/64)';
+  const seq = positiveInt(inputs.seq, config.training.seq_len);
+  if (!seq) problems.seq = 'a positive integer';
+  const gbs = positiveInt(inputs.gbs, config.training.global_batch_size);
+  if (!gbs) problems.gbs = 'a positive integer (sequences)';
+  const constraints = {};
+  for (const { key } of DEGREES) {
+    const value = parseChoices(inputs[key]);
+    if (value === null) problems[key] = 'a value or a list such as 1, 2, 4';
+    else if (value !== undefined) constraints[key] = value;
+  }
+  const maxTp = positiveInt(inputs.max_tp, undefined);
+  if (maxTp === null) problems.max_tp = 'a positive integer';
+  else if (maxTp !== undefined) constraints.max_tp = maxTp;
+  const modes = RECOMPUTE_MODES.filter((m) => inputs.recompute.includes(m.id)).map((m) => m.mode);
+  if (modes.length === 0) problems.recompute = 'choose at least one';
+  else constraints.recompute = modes;
+  if (inputs.zero.length === 0) problems.zero = 'choose at least one';
+  else constraints.zero_stage = [...inputs.zero].sort();
+  constraints.sequence_parallel = inputs.sp === 'both' ? 'both' : inputs.sp === 'true';
+  if (inputs.uneven) constraints.uneven_stages = true;
+  const headroom = Number(String(inputs.headroom).trim() || '0');
+  if (!(headroom >= 0 && headroom < 99)) problems.headroom = 'a percentage from 0 to 98';
+  const topK = positiveInt(inputs.top_k, 10);
+  if (!topK || topK > 100) problems.top_k = 'from 1 to 100';
+  if (Object.keys(problems).length) return { document: null, problems };
+
+  const training = {};
+  for (const [key, value] of Object.entries(config.training)) if (!CHOSEN.has(key)) training[key] = value;
+  const document = {
+    model: config.model,
+    system: systemPatch ? mergeDeep(system, systemPatch) : system,
+    num_gpus: gpus,
+    global_batch_size: gbs,
+    seq_len: seq,
+    constraints,
+    memory_headroom: headroom / 100,
+    top_k: topK,
+    objective: inputs.objective === 'tokens_per_s_per_gpu' ? 'tokens_per_s_per_gpu' : 'step_time',
+    include_points: true,
+  };
+  if (config.training.dtype) document.dtype = config.training.dtype;
+  if (Object.keys(training).length) document.training = training;
+  return { document, problems };
+}

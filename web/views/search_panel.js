@@ -1,0 +1,150 @@
+// The Search tab's form: what to search (the calculator's model and system,
+// GPU counts, batch, constraints), Run and Cancel, and the progress bar.
+// The inputs live in the store (searchInputs); the run goes through
+// actions.runSearch / actions.cancelSearch (runs.js).
+import { h } from '../dom.js';
+import { DEGREES, RECOMPUTE_MODES, searchDocument } from '../search_spec.js';
+import { formatCount } from '../format.js';
+
+function presetLabel(catalog, kind, spec) {
+  const id = spec[kind].preset;
+  const preset = (kind === 'model' ? catalog.models : catalog.systems).find((p) => p.id === id);
+  const changed = Object.keys(spec[kind].over).filter((k) => k !== 'num_gpus').length;
+  return `${preset?.label ?? (id === 'custom' ? `custom ${kind}` : id)}${changed ? ` (${changed} ${changed === 1 ? 'change' : 'changes'})` : ''}`;
+}
+
+export function mount(root, store, actions) {
+  const inputs = () => store.get().searchInputs;
+  const setInput = (key, value) => store.set({ searchInputs: { ...inputs(), [key]: value } });
+  const errors = new Map();
+
+  const text = (key, label, hint, extra = {}) => {
+    const id = `search-${key}`;
+    const input = h('input', { type: 'text', id, spellcheck: 'false', inputmode: extra.inputmode ?? 'numeric', 'aria-describedby': `${id}-error` });
+    input.addEventListener('input', () => setInput(key, input.value));
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    errors.set(key, { error, root: null });
+    const field = h('div', { class: 'field', dataset: { input: key } }, h('label', { for: id, text: label, title: hint }), input, error);
+    errors.get(key).root = field;
+    return { field, input, key };
+  };
+  const checks = (key, label, options) => {
+    const boxes = options.map((o) => h('input', { type: 'checkbox', id: `search-${key}-${o.id}`, value: String(o.id) }));
+    const error = h('p', { class: 'field-error', hidden: true });
+    boxes.forEach((box) => box.addEventListener('change', () => {
+      setInput(key, boxes.filter((b) => b.checked).map((b) => options.find((o) => String(o.id) === b.value).id));
+    }));
+    const field = h('fieldset', { class: 'checks field-list', dataset: { input: key } }, h('legend', { text: label }),
+      boxes.map((box, i) => h('label', { class: 'check', for: box.id }, box, h('span', { text: options[i].label }))), error);
+    errors.set(key, { error, root: field });
+    return { field, boxes, key };
+  };
+
+  const target = h('p', { class: 'search-target', id: 'search-target' });
+  const scaled = h('p', { class: 'search-scaled', id: 'search-scaled', hidden: true });
+  const gpus = text('gpus', 'GPUs', 'a count, a list (512, 1024) or a range (64-512/64)', { inputmode: 'text' });
+  const gbs = text('gbs', 'Global batch (sequences)');
+  const seq = text('seq', 'Sequence length');
+  const degrees = DEGREES.map((d) => text(d.key, d.label, 'empty: every value the rules allow; a value fixes it; a list allows those', { inputmode: 'text' }));
+  const maxTp = text('max_tp', 'Max TP', 'default: GPUs per node');
+  const recompute = checks('recompute', 'Recompute modes', RECOMPUTE_MODES);
+  const zero = checks('zero', 'ZeRO stages', [0, 1, 2, 3].map((z) => ({ id: z, label: String(z) })));
+  const sp = h('select', { id: 'search-sp', onchange: (e) => setInput('sp', e.target.value) },
+    h('option', { value: 'true', text: 'on when TP > 1' }), h('option', { value: 'false', text: 'off' }), h('option', { value: 'both', text: 'try both' }));
+  const uneven = h('input', { type: 'checkbox', id: 'search-uneven', onchange: (e) => setInput('uneven', e.target.checked) });
+  const headroom = text('headroom', 'Memory headroom (%)', 'plans must fit in (100 − headroom) % of HBM', { inputmode: 'decimal' });
+  const topK = text('top_k', 'Top K');
+  const objective = h('select', { id: 'search-objective', onchange: (e) => setInput('objective', e.target.value) },
+    h('option', { value: 'step_time', text: 'fastest step' }), h('option', { value: 'tokens_per_s_per_gpu', text: 'most tokens/s per GPU' }));
+  const textInputs = [gpus, gbs, seq, ...degrees, maxTp, headroom, topK];
+
+  const run = h('button', { type: 'submit', class: 'primary', id: 'search-run', text: 'Run search' });
+  const cancel = h('button', { type: 'button', id: 'search-cancel', text: 'Cancel', disabled: true, onclick: () => actions.cancelSearch() });
+  const progress = h('progress', { id: 'search-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Search progress' });
+  const status = h('p', { class: 'search-status', id: 'search-status', role: 'status' });
+  const grid = (...children) => h('div', { class: 'grid' }, ...children);
+  const form = h('form', { class: 'panel search-form', id: 'search-form', novalidate: true, autocomplete: 'off', 'aria-labelledby': 'search-title' },
+    h('h2', { id: 'search-title', text: 'Search for the fastest plan that fits' }),
+    target, scaled,
+    grid(gpus.field, gbs.field, seq.field),
+    h('details', { class: 'subgroup', open: true }, h('summary', { text: 'Constraints (empty: every valid value)' }),
+      grid(...degrees.map((d) => d.field), maxTp.field),
+      h('div', { class: 'grid' }, recompute.field, zero.field),
+      grid(h('div', { class: 'field' }, h('label', { for: 'search-sp', text: 'Sequence parallel' }), sp),
+        h('div', { class: 'field field-bool' }, h('label', { class: 'check', for: 'search-uneven' }, uneven, h('span', { text: 'Try uneven first/last stages' }))))),
+    grid(headroom.field, topK.field, h('div', { class: 'field' }, h('label', { for: 'search-objective', text: 'Rank by' }), objective)),
+    h('div', { class: 'search-actions' }, run, cancel, progress), status);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const state = store.get();
+    const { document, problems } = searchDocument(state.spec, state.searchInputs, state.searchSystem?.patch);
+    showProblems(problems);
+    if (document) actions.runSearch(document);
+  });
+  root.replaceChildren(form);
+
+  function showProblems(problems) {
+    for (const [key, { error, root: field }] of errors) {
+      error.hidden = !problems[key];
+      error.textContent = problems[key] ? `expected ${problems[key]}` : '';
+      field.classList.toggle('invalid', Boolean(problems[key]));
+    }
+  }
+
+  const renderInputs = (state) => {
+    const values = state.searchInputs;
+    for (const { input, key } of textInputs) if (document.activeElement !== input) input.value = values[key];
+    for (const box of recompute.boxes) box.checked = values.recompute.includes(box.value);
+    for (const box of zero.boxes) box.checked = values.zero.includes(Number(box.value));
+    sp.value = values.sp;
+    uneven.checked = values.uneven;
+    objective.value = values.objective;
+  };
+  const renderTarget = (state) => {
+    const { spec, catalog } = state;
+    target.replaceChildren('Model ', h('strong', { text: presetLabel(catalog, 'model', spec) }), ' on ',
+      h('strong', { text: presetLabel(catalog, 'system', spec) }), ' (from the calculator)');
+    gpus.input.placeholder = String(spec.system.over.num_gpus ?? '');
+    gbs.input.placeholder = String(spec.training.global_batch_size ?? '');
+    seq.input.placeholder = String(spec.training.seq_len ?? '');
+    degrees.forEach((d) => { d.input.placeholder = 'any'; });
+    maxTp.input.placeholder = 'per node';
+    headroom.input.placeholder = '0';
+    topK.input.placeholder = '10';
+    scaled.hidden = !state.searchSystem;
+    if (state.searchSystem) {
+      scaled.replaceChildren(`System changed for this search: ${state.searchSystem.label} `,
+        h('button', { type: 'button', class: 'link', id: 'search-scaled-clear', text: 'use the calculator’s system', onclick: () => store.set({ searchSystem: null }) }));
+    }
+  };
+  const renderRun = (state) => {
+    const search = state.search;
+    const running = search.status === 'running';
+    cancel.disabled = !running;
+    progress.hidden = !running && search.status !== 'done';
+    const fraction = search.total > 0 ? search.done / search.total : 0;
+    progress.value = running ? fraction : 1;
+    status.dataset.status = search.status;
+    status.textContent = {
+      idle: 'Plans are enumerated, checked and estimated in your browser.',
+      running: search.total ? `Evaluating ${formatCount(search.done)} of ${formatCount(search.total)} candidates…` : 'Starting…',
+      done: `Done in ${search.elapsedMs >= 1000 ? `${(search.elapsedMs / 1000).toFixed(2)} s` : `${Math.round(search.elapsedMs)} ms`}.`,
+      cancelled: 'Cancelled.',
+      invalid: 'The search document has problems (see the results).',
+      failed: `The engine failed: ${search.failure ?? ''}`,
+    }[search.status] ?? '';
+  };
+
+  store.subscribe((state, previous) => {
+    if (!state.spec || !state.catalog) return;
+    if (state.searchInputs !== previous.searchInputs || !previous.spec) renderInputs(state);
+    if (state.spec !== previous.spec || state.searchSystem !== previous.searchSystem || !previous.spec) renderTarget(state);
+    if (state.search !== previous.search || !previous.spec) renderRun(state);
+  });
+  const state = store.get();
+  if (state.spec && state.catalog) {
+    renderInputs(state);
+    renderTarget(state);
+    renderRun(state);
+  }
+}

@@ -1,0 +1,122 @@
+// The Search tab's results: the counts (with the reasons plans were
+// rejected) and the ranked table of the top plans. Clicking a row loads
+// that plan into the calculator (actions.loadConfig); "Pin" keeps it for
+// Compare.
+import { h } from '../dom.js';
+import { clip } from '../fields.js';
+import { formatBytes, formatCount, formatPercent, formatSeconds, formatTokensPerS } from '../format.js';
+
+// A plan's choices, for the table and for labels elsewhere.
+export function planLabel(training) {
+  const t = training ?? {};
+  const parts = [`tp${t.tp ?? 1}`, `pp${t.pp ?? 1}`];
+  if ((t.vpp ?? 1) > 1) parts.push(`vpp${t.vpp}`);
+  if ((t.cp ?? 1) > 1) parts.push(`cp${t.cp}`);
+  if ((t.ep ?? 1) > 1) parts.push(`ep${t.ep}`);
+  if (t.dp) parts.push(`dp${t.dp}`);
+  parts.push(`mbs${t.micro_batch_size ?? 1}`);
+  return parts.join(' ');
+}
+
+export function recomputeLabel(recompute) {
+  const r = recompute ?? {};
+  if (!r.granularity || r.granularity === 'none') return 'none';
+  if (r.granularity === 'selective') return `selective${r.modules ? ` (${r.modules.join(', ')})` : ''}`;
+  return `full ${r.method ?? 'uniform'} ${r.num_layers ?? 1}`;
+}
+
+const COUNT_ROWS = [
+  ['considered', 'Combinations considered'],
+  ['invalid', 'Invalid (rejected by the config rules)', 'invalid_by_reason'],
+  ['candidates', 'Valid candidates'],
+  ['pruned', 'Pruned (weights and optimizer alone do not fit)', 'pruned_by_reason'],
+  ['evaluated', 'Estimated'],
+  ['infeasible', 'Out of memory', 'infeasible_by_reason'],
+  ['feasible', 'Fit'],
+  ['timed', 'Pipelines simulated'],
+];
+
+export function mount(root, store, actions) {
+  const heading = h('h2', { id: 'search-results-title', text: 'Ranked plans' });
+  const summary = h('p', { class: 'note', id: 'search-summary' });
+  const errors = h('ul', { class: 'form-errors', id: 'search-errors', hidden: true });
+  const tableBox = h('div', { class: 'table-scroll' });
+  const counts = h('div', { id: 'search-counts' });
+  root.replaceChildren(heading, errors, summary, tableBox, counts);
+
+  const render = (state) => {
+    const search = state.search;
+    const envelope = search.envelope;
+    errors.hidden = !(envelope && !envelope.ok);
+    errors.replaceChildren(...(envelope && !envelope.ok ? envelope.errors ?? [] : []).slice(0, 20)
+      .map((e) => h('li', { text: clip(`${e.path || 'search'}: ${e.message}`, 300) })));
+    const result = envelope?.ok ? envelope.result : null;
+    root.classList.toggle('stale', search.status === 'running');
+    if (!result) {
+      summary.textContent = search.status === 'running' ? 'Searching…' : 'Run a search to rank the plans that fit.';
+      tableBox.replaceChildren();
+      counts.replaceChildren();
+      return;
+    }
+    const c = result.counts;
+    summary.textContent = result.top.length
+      ? `The ${result.top.length} best of ${formatCount(c.feasible)} plans that fit, by ${result.objective === 'step_time' ? 'step time' : 'tokens/s per GPU'}. Click a row to open it in the calculator.`
+      : `No plan fits (${formatCount(c.candidates)} valid candidates; see the reasons below).`;
+    tableBox.replaceChildren(table(result, state.pins.length));
+    counts.replaceChildren(countsList(c));
+  };
+
+  function table(result, pinned) {
+    const multipleGpus = new Set(result.top.map((row) => row.config.system.num_gpus)).size > 1;
+    const moe = result.top.some((row) => (row.config.training.ep ?? 1) > 1 || (row.config.training.etp ?? 1) > 1);
+    const spVaries = new Set(result.top.map((row) => row.config.training.sequence_parallel)).size > 1;
+    const cols = [
+      ['#', (row) => String(row.rank)],
+      ...(multipleGpus ? [['GPUs', (row) => String(row.config.system.num_gpus)]] : []),
+      ['TP', (row) => String(row.config.training.tp)],
+      ['PP', (row) => String(row.config.training.pp)],
+      ['VPP', (row) => String(row.config.training.vpp)],
+      ['CP', (row) => String(row.config.training.cp)],
+      ...(moe ? [['EP', (row) => String(row.config.training.ep)], ['ETP', (row) => String(row.config.training.etp)]] : []),
+      ['DP', (row) => String(row.config.training.dp)],
+      ['MBS', (row) => String(row.config.training.micro_batch_size)],
+      ...(spVaries ? [['SP', (row) => (row.config.training.sequence_parallel ? 'on' : 'off')]] : []),
+      ['Recompute', (row) => recomputeLabel(row.config.training.recompute)],
+      ['ZeRO', (row) => String(row.config.training.zero_stage)],
+      ['Step', (row) => formatSeconds(row.metrics.iteration_s)],
+      ['Tokens/s per GPU', (row) => formatTokensPerS(row.metrics.tokens_per_s_per_gpu)],
+      ['MFU', (row) => formatPercent(row.metrics.mfu)],
+      ['Peak', (row) => formatBytes(row.metrics.peak_bytes)],
+    ];
+    return h('table', { class: 'numbers-table search-table', id: 'search-table' },
+      h('thead', {}, h('tr', {}, cols.map(([label]) => h('th', { scope: 'col', text: label })), h('th', { scope: 'col', text: '' }))),
+      h('tbody', {}, result.top.map((row) => {
+        const load = () => actions.loadConfig(row.config);
+        const tr = h('tr', {
+          class: 'plan-row', tabindex: '0', dataset: { rank: String(row.rank), seconds: String(row.metrics.iteration_s), peak: String(row.metrics.peak_bytes) },
+          title: `Open this plan in the calculator (peak memory ${formatPercent(row.metrics.memory_fraction)} of HBM)`, onclick: load,
+          onkeydown: (event) => { if (event.key === 'Enter' || event.key === ' ') { event.preventDefault(); load(); } },
+        }, cols.map(([, cell]) => h('td', { text: cell(row) })),
+        h('td', {}, h('button', {
+          type: 'button', class: 'small pin-row', text: 'Pin', disabled: pinned >= 4, title: 'Pin for Compare',
+          onclick: (event) => { event.stopPropagation(); actions.pinConfig(row.config); },
+        })));
+        return tr;
+      })));
+  }
+
+  function countsList(c) {
+    const items = COUNT_ROWS.filter(([key]) => Number.isFinite(c[key])).map(([key, label, reasons]) => {
+      const byReason = reasons && c[reasons] ? Object.entries(c[reasons]).sort((a, b) => b[1] - a[1]) : [];
+      return h('li', { dataset: { count: key } }, h('span', { class: 'count-value', text: formatCount(c[key]) }), ` ${label}`,
+        byReason.length ? h('ul', { class: 'reasons-list' }, byReason.slice(0, 8).map(([reason, n]) => h('li', { text: `${formatCount(n)}: ${clip(reason, 160)}` }))) : null);
+    });
+    return h('details', { class: 'numbers', open: true }, h('summary', { text: 'Candidates considered, pruned and rejected' }),
+      h('ul', { class: 'counts-list' }, items));
+  }
+
+  store.subscribe((state, previous) => {
+    if (state.search !== previous.search || state.pins.length !== previous.pins.length) render(state);
+  });
+  render(store.get());
+}
