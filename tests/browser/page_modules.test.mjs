@@ -9,6 +9,9 @@ import { decode, encode } from '../../web/url.js';
 import { defaultSpec, fromConfig, toConfig } from '../../web/config.js';
 import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/format.js';
 import { newestWins } from '../../web/engine.js';
+import { pagedSearch, splitPages } from '../../web/engine_search.js';
+import { defaultSearchInputs, parseChoices, parseGpus, searchDocument } from '../../web/search_spec.js';
+import { scaleSystemPatch } from '../../web/system_scale.js';
 import { randomHashes } from './random_hashes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -108,6 +111,124 @@ export function moduleTests() {
       assert.deepEqual(toConfig(spec).training.recompute, { granularity: 'full', method: 'block', num_layers: 2 });
       assert.match(encode(spec, catalog), /^#v=1&m=custom&/);
       assert.deepEqual(fromConfig([1, 2], catalog).ignored, ['the file is not a JSON object']);
+    });
+  });
+
+  describe('url.js: tab and pinned configs', () => {
+    it('keeps the open tab and up to four pinned configs in the link, and reads links without them as before', () => {
+      const a = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=16&seq=4096&mbs=1&gbs=64&tp=2&sp=1&pp=2&te=2.11&m.num_layers=24', catalog).state;
+      const b = defaultSpec(catalog);
+      const hash = encode(b, catalog, { view: 'compare', pins: [a, b] });
+      assert.ok(hash.startsWith(`${encode(b, catalog)}&view=compare&c1=m:llama3-8b;s:h100-sxm-80gb;n:16;seq:4096;`), hash);
+      const back = decode(hash, catalog);
+      assert.deepEqual(back.ignored, []);
+      assert.equal(back.view, 'compare');
+      assert.deepEqual(back.pins.map((pin) => encode(pin, catalog)), [encode(a, catalog), encode(b, catalog)]);
+      assert.equal(encode(back.state, catalog, { view: back.view, pins: back.pins }), hash);
+      // A pinned value with ':' ';' or '%' survives.
+      const odd = decode('#v=1&m=custom&s=h100-sxm-80gb&n=8&seq=2048&mbs=1&gbs=8&m.num_layers=4', catalog).state;
+      const oddHash = encode(b, catalog, { pins: [odd] });
+      assert.deepEqual(decode(oddHash, catalog).pins.map((pin) => encode(pin, catalog)), [encode(odd, catalog)]);
+      const old = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=2048&mbs=1&gbs=8', catalog);
+      assert.deepEqual([old.view, old.pins, old.ignored], ['calc', [], []]);
+      assert.deepEqual(decode('#v=1&seq=2048&view=nope&c0=tp:2&c5=tp:2&c2=tp:x&c3=junk', catalog).ignored, [
+        'view=nope (expected one of calc, search, whatif, compare)', 'c0=tp:2 (unknown field)', 'c5=tp:2 (at most 4 pinned configs)',
+        'c2: tp=x (expected a number, got "x")', 'c2=tp:x (no config fields)', 'c3: junk (no value)', 'c3=junk (no config fields)',
+      ]);
+    });
+  });
+
+  describe('search_spec.js and system_scale.js', () => {
+    it('reads degree lists and GPU counts', () => {
+      assert.equal(parseChoices(''), undefined);
+      assert.equal(parseChoices('any'), undefined);
+      assert.equal(parseChoices(' 8 '), 8);
+      assert.deepEqual(parseChoices('1, 2,4,2'), [1, 2, 4]);
+      for (const bad of ['0', '1.5', 'two', '1,,2', '-1']) assert.equal(parseChoices(bad), null, bad);
+      assert.deepEqual(parseGpus('64-512/64'), { min: 64, max: 512, step: 64 });
+      assert.deepEqual(parseGpus('512, 1024'), [512, 1024]);
+      assert.equal(parseGpus('512-64'), null);
+    });
+
+    it('builds the search document from the calculator\'s spec and the inputs', () => {
+      const spec = decode('#v=1&m=llama3-70b&s=h100-sxm-80gb&n=64&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=4&ogr=1&fce=1&s.gpu.hbm_capacity_gib=96', catalog).state;
+      const inputs = { ...defaultSearchInputs(), gpus: '1024', tp: '2,4,8', headroom: '5', objective: 'tokens_per_s_per_gpu' };
+      const { document, problems } = searchDocument(spec, inputs, { gpu: { hbm_bandwidth_gb_per_s: 6700 } });
+      assert.deepEqual(problems, {});
+      assert.deepEqual(document.model, { preset: 'llama3-70b' });
+      assert.deepEqual(document.system, { preset: 'h100-sxm-80gb', gpu: { hbm_capacity_gib: 96, hbm_bandwidth_gb_per_s: 6700 } });
+      assert.equal(document.num_gpus, 1024);
+      assert.equal(document.global_batch_size, 1024);
+      assert.equal(document.seq_len, 8192);
+      assert.deepEqual(document.training, { overlap_grad_reduce: true, fused_cross_entropy: true });
+      assert.deepEqual(document.constraints.tp, [2, 4, 8]);
+      assert.deepEqual(document.constraints.micro_batch_size, [1, 2, 4, 8]);
+      assert.equal(document.constraints.recompute.length, 4);
+      assert.deepEqual(document.constraints.zero_stage, [1]);
+      assert.equal(document.memory_headroom, 0.05);
+      assert.equal(document.objective, 'tokens_per_s_per_gpu');
+      const bad = searchDocument(spec, { ...inputs, gpus: 'x', pp: '0', recompute: [], zero: [] });
+      assert.equal(bad.document, null);
+      assert.deepEqual(Object.keys(bad.problems).sort(), ['gpus', 'pp', 'recompute', 'zero']);
+    });
+
+    it('scales one system figure as the core does', () => {
+      const system = catalog.systems.find((p) => p.id === 'h100-sxm-80gb').doc.system;
+      assert.deepEqual(scaleSystemPatch(system, 'peak_flops', 2).gpu.peak_tflops, { bf16: 1978.8, fp16: 1978.8, fp8: 3957.8 });
+      assert.deepEqual(scaleSystemPatch(system, 'inter_node_bandwidth', 0.5), { inter_node: { bandwidth_gb_per_s: 25 } });
+      assert.deepEqual(scaleSystemPatch(system, 'intra_node_latency', 0.5), { intra_node: { latency_us: 1.5 } });
+      assert.deepEqual(scaleSystemPatch(system, 'kernel_latency', 2), { efficiency: { memory: { latency_us: 10 } } });
+      assert.deepEqual(scaleSystemPatch(system, 'nope', 2), {});
+    });
+  });
+
+  describe('engine_search.js', () => {
+    // A fake engine: `total` candidates, pages answer after `delay` ms.
+    const fakeCalls = (total, log, delay = 1) => [0, 1, 2].map((worker) => async (op, arg) => {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (op === 'searchMerge') return { ok: true, result: { pages: arg.map((t) => JSON.parse(t)) } };
+      log.push([worker, arg.offset, arg.limit]);
+      const end = Math.min(total, arg.offset + arg.limit);
+      return { ok: true, end, candidates: total, text: JSON.stringify([arg.offset, end]) };
+    });
+
+    it('splits the candidates into pages for the workers', () => {
+      assert.deepEqual(splitPages(256, 256, 3), []);
+      assert.deepEqual(splitPages(256, 2660, 2), [{ offset: 256, limit: 601 }, { offset: 857, limit: 601 }, { offset: 1458, limit: 601 }, { offset: 2059, limit: 601 }]);
+      assert.equal(splitPages(0, 100, 4).length, 1);
+      assert.equal(splitPages(0, 1e6, 4).length, 8);
+    });
+
+    it('runs the pages on every worker, reports progress and merges the pages in order', async () => {
+      const log = [];
+      const progress = [];
+      const search = pagedSearch(() => fakeCalls(2660, log));
+      const merged = await search.start({ model: 'x' }, ({ done, total }) => progress.push(`${done}/${total}`));
+      assert.deepEqual(merged.result.pages, [[0, 256], ...splitPages(256, 2660, 3).map((p) => [p.offset, p.offset + p.limit])]);
+      assert.equal(merged.result.pages.length, 7);
+      assert.equal(progress[0], '256/2660');
+      assert.equal(progress[progress.length - 1], '2660/2660');
+      assert.ok(new Set(log.map(([worker]) => worker)).size >= 2, 'more than one worker took pages');
+    });
+
+    it('cancels, and lets the newest search win', async () => {
+      const log = [];
+      const search = pagedSearch(() => fakeCalls(100000, log, 5));
+      const first = search.start({ n: 1 });
+      const second = search.start({ n: 2 });
+      assert.deepEqual(await first, { cancelled: true });
+      assert.equal((await second).ok, true);
+      const third = search.start({ n: 3 }, () => search.cancel());
+      assert.deepEqual(await third, { cancelled: true });
+      assert.equal(search.running(), false);
+    });
+
+    it('passes an error envelope through and notices pages that leave a gap', async () => {
+      const failing = pagedSearch(() => [async () => ({ ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] })]);
+      assert.deepEqual(await failing.start({}), { ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] });
+      const gappy = pagedSearch(() => [async (op, arg) => (op === 'searchMerge' ? { ok: true }
+        : { ok: true, end: Math.min(1000, arg.offset + arg.limit - (arg.offset ? 1 : 0)), candidates: 1000, text: '1' })]);
+      assert.match((await gappy.start({})).errors[0].message, /do not cover/);
     });
   });
 
