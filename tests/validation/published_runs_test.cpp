@@ -205,6 +205,23 @@ TEST(PublishedRunsTest, MedianErrorWithinTenPercentAndPerSourceTable) {
   EXPECT_LE(all.worst, kCaseBound) << "worst case " << all.worst_id;
 }
 
+TEST(PublishedRunsTest, AnUncalibratedPresetFailsTheBounds) {
+  // The bounds are tight enough to catch a preset with near-ideal efficiencies (the kind of
+  // guess the presets carried before calibration): the H100 cases then run far too fast.
+  std::vector<double> errors;
+  for (PublishedCase c : cases()) {
+    if (c.gpu != "h100-sxm-80gb") continue;
+    c.config["system"].merge_patch(nlohmann::json::parse(
+        R"({"efficiency": {"gemm": 0.9, "fp8_gemm": 0.9, "memory": {"efficiency": 0.9}}})"));
+    const Outcome o = evaluate(c);
+    ASSERT_TRUE(o.error.empty()) << c.id << ": " << o.error;
+    errors.push_back(std::fabs(o.relative_error()));
+  }
+  ASSERT_GE(errors.size(), 10u);
+  EXPECT_GT(median(errors), kMedianBound);
+  EXPECT_GT(*std::max_element(errors.begin(), errors.end()), kCaseBound);
+}
+
 TEST(PublishedRunsTest, EverySkippedCaseSaysWhy) {
   for (const auto& s : data()["skipped"]) {
     EXPECT_FALSE(s.value("reason", std::string()).empty()) << s.dump();

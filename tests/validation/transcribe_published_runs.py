@@ -243,19 +243,22 @@ def skip_reason(c, key):
                 "whose TFLOP/token ratio is 260 GF also include the MTP layer, which trainsim "
                 "does not model")
     if c["model"] == "qwen3-30B-A3B":
-        return ("host-overhead bound: per token, the B200 row (micro-batch 1) is 2.5x slower than "
-                "the GB200 row (micro-batch 4) on the same Blackwell GPU, i.e. a fixed cost of "
-                "about 7 ms per MoE layer and micro-batch (CPU launches of the 16 local experts' "
-                "GEMMs and fp8 casts, router, permutation, the dropless host sync) that does not "
-                "shrink with the GPU work; trainsim has no host/launch-overhead model, so it "
-                "predicts these rows 1.3x-3.6x too fast")
+        return ("host-overhead bound: per token, the 25.11 B200 row (micro-batch 1, 9299 tok/s) "
+                "is 2.6x slower than the GB200 row (micro-batch 4) and 2.9x slower than the 26.02 "
+                "B200 row at micro-batch 4 (26695 tok/s, same GPU), i.e. a fixed cost of about "
+                "7 ms per MoE layer and micro-batch (CPU launches of the 16 local experts' GEMMs "
+                "and fp8 casts, router, permutation, the dropless host sync) that does not shrink "
+                "with the GPU work; trainsim has no host/launch-overhead model, and with the "
+                "calibrated presets it predicts these rows 19% (GB200/GB300, micro-batch 4) to "
+                "157% (H100, micro-batch 1-2) too fast")
     if c["model"] == "gpt-oss-120B":
         return ("gpt-oss attention (learnable-softmax sinks, every other layer a 128-token "
                 "sliding window), its clamped SwiGLU (not fused) and expert biases are kernels "
                 "trainsim does not model (it prices full causal flash attention and a fused "
                 "SwiGLU), and which attention backend ran is not stated (Megatron-Bridge falls "
-                "back to unfused MCore attention without TE >= 2.8); all five rows are predicted "
-                "30-80% too fast with full flash attention, 8-40% too slow with unfused")
+                "back to unfused MCore attention without TE >= 2.8); with the calibrated presets "
+                "the five rows are predicted 33-79% too fast with full causal flash attention and "
+                "31-62% too slow (B200: 15% too fast) with unfused attention")
     if c["model"] == "llama3-70B" and c["parallel"].get("fsdp"):
         return ("Megatron-FSDP recipe with CPU activation offloading "
                 "(cpu_offloading_num_layers 20-40 in scripts/performance/configs/llama3); "
