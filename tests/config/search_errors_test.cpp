@@ -96,6 +96,10 @@ const BadSearchCase kSearchCases[] = {
      "expected one of \"core_attn\", \"layernorm\", \"mla_up_proj\", \"mlp\", \"moe_act\", "
      "\"moe\", \"shared_experts\", \"attn\", \"attn_norm\", \"attn_proj\", \"mlp_block\", "
      "\"mlp_norm\", \"mlp_linear\", got string \"attention\""},
+    {"recompute_layer_count_bad", R"({"constraints": {"recompute": [{"granularity": "full",
+       "method": "block", "num_layers": [1, 0]}]}})",
+     "/constraints/recompute/0/num_layers/1",
+     "expected a positive integer or \"all\", got number 0"},
     {"recompute_duplicate", R"({"constraints": {"recompute": [{"granularity": "none"},
        {"granularity": "none"}]}})",
      "/constraints/recompute/1", "duplicate mode"},

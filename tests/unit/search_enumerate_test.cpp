@@ -170,6 +170,17 @@ TEST(SearchEnumerateTest, AllLayersRecomputeResolvesToTheLargestChunk) {
   }
 }
 
+TEST(SearchEnumerateTest, ALayerCountListIsOneModePerCount) {
+  Json document = small_search();
+  document["constraints"]["recompute"] = {
+      {{"granularity", "full"}, {"method", "block"}, {"num_layers", {1, 2, "all"}}}};
+  const io::SearchRequest request = parse_search(document);
+  ASSERT_EQ(request.spec.recompute.size(), 3u);
+  EXPECT_EQ(request.spec.recompute[1].spec.num_layers, 2);
+  EXPECT_TRUE(request.spec.recompute[2].all_layers);
+  EXPECT_EQ(request.recompute[1]["num_layers"], 2);
+}
+
 TEST(SearchEnumerateTest, StageSplitsLeaveEqualMiddleStagesAndLighterEnds) {
   using Splits = std::vector<std::pair<int64_t, int64_t>>;
   EXPECT_EQ(stage_splits(32, 4, false), (Splits{{0, 0}}));
@@ -197,6 +208,51 @@ TEST(SearchEnumerateTest, UnevenSplitsAreValidConfigs) {
   // 10 layers do not split evenly over 4 stages: only uneven splits remain.
   EXPECT_EQ(splits.count({0, 0}), 0u);
   EXPECT_EQ(splits, (std::set<std::pair<int32_t, int32_t>>{{1, 1}, {1, 3}, {2, 2}, {3, 1}}));
+}
+
+// The parser's own size limits (tokens per micro-batch, passes to simulate)
+// hold in the search too: extreme batches give the same verdicts as configs.
+TEST(SearchEnumerateTest, ParserSizeLimitsApplyToCandidates) {
+  struct Extreme {
+    int64_t seq_len, global_batch_size;
+    std::vector<int64_t> micro_batch_sizes;
+  };
+  const Extreme extremes[] = {{int64_t{1} << 26, 128, {32, 64, 128}},  // 2^32 tokens at most
+                              {16, int64_t{1} << 24, {1, 2, 4, 8}}};   // 2^22 passes at most
+  for (const Extreme& e : extremes) {
+    const Json document = {{"model", {{"preset", "llama3-8b"}, {"num_layers", 4}}},
+                           {"system", "h100-sxm-80gb"},
+                           {"num_gpus", 2},
+                           {"global_batch_size", e.global_batch_size},
+                           {"seq_len", e.seq_len},
+                           {"constraints",
+                            {{"tp", 1},
+                             {"cp", 1},
+                             {"vpp", 1},
+                             {"micro_batch_size", e.micro_batch_sizes},
+                             {"recompute", {{{"granularity", "none"}}}}}}};
+    const io::SearchRequest request = parse_search(document);
+    const Enumeration all = enumerate_candidates(request.spec);
+    std::set<std::pair<int64_t, int64_t>> enumerated;  // (pp, micro_batch_size)
+    for (const Candidate& c : all.candidates) enumerated.emplace(c.pp, c.micro_batch_size);
+    std::set<std::pair<int64_t, int64_t>> accepted;
+    for (const int64_t pp : {1, 2}) {
+      for (const int64_t mbs : e.micro_batch_sizes) {
+        const Json config = {{"model", document["model"]},
+                             {"training",
+                              {{"seq_len", e.seq_len},
+                               {"global_batch_size", e.global_batch_size},
+                               {"micro_batch_size", mbs},
+                               {"pp", pp}}},
+                             {"system", {{"preset", "h100-sxm-80gb"}, {"num_gpus", 2}}}};
+        Config parsed;
+        Issues issues;
+        if (parse_config(config.dump(), parsed, issues)) accepted.emplace(pp, mbs);
+      }
+    }
+    EXPECT_EQ(enumerated, accepted);
+    EXPECT_LT(accepted.size(), 2 * e.micro_batch_sizes.size());  // some were rejected
+  }
 }
 
 TEST(SearchEnumerateTest, IssueReasonsDropTheValues) {

@@ -1,4 +1,6 @@
 // "/constraints" of a search document.
+#include <algorithm>
+
 #include "io/json_reader.h"
 #include "io/limits.h"
 #include "io/search_json.h"
@@ -22,6 +24,34 @@ bool is_full_with_all_layers(const Json& mode) {
   const auto layers = mode.find("num_layers");
   return granularity != mode.end() && *granularity == "full" && layers != mode.end() &&
          *layers == "all";
+}
+
+// A full mode with a list of layer counts stands for one mode per count.
+std::vector<Json> expand_layer_counts(const Json& item, const std::string& path, Issues& issues) {
+  const auto layers = item.is_object() ? item.find("num_layers") : item.end();
+  const auto granularity = item.is_object() ? item.find("granularity") : item.end();
+  if (layers == item.end() || !layers->is_array() || granularity == item.end() ||
+      *granularity != "full") {
+    return {item};
+  }
+  std::vector<Json> modes;
+  for (size_t j = 0; j < layers->size(); ++j) {
+    const Json& count = (*layers)[j];
+    const bool positive = count.is_number_integer() && count.get<int64_t>() >= 1;
+    if (!positive && count != "all") {
+      issues.push_back(
+          {path + "/num_layers/" + std::to_string(j),
+           "expected a positive integer or \"all\", got " + describe_json_value(count)});
+      continue;
+    }
+    Json mode = item;
+    mode["num_layers"] = count;
+    modes.push_back(std::move(mode));
+  }
+  if (layers->empty()) {
+    issues.push_back({path + "/num_layers", "expected a non-empty array of layer counts"});
+  }
+  return modes;
 }
 
 // One mode, read by the config reader (its issues re-rooted at `path`).
@@ -57,16 +87,17 @@ void read_recompute_modes(const Json* value, SearchRequest& request, Issues& iss
                                 describe_json_value(*value)});
     return;
   }
+  std::vector<Json> seen;
   for (size_t i = 0; i < value->size(); ++i) {
     const std::string item_path = path + "/" + std::to_string(i);
-    const Json& item = (*value)[i];
-    bool duplicate = false;
-    for (size_t j = 0; j < i; ++j) duplicate = duplicate || (*value)[j] == item;
-    if (duplicate) {
-      issues.push_back({item_path, "duplicate mode"});
-      continue;
+    for (const Json& mode : expand_layer_counts((*value)[i], item_path, issues)) {
+      if (std::find(seen.begin(), seen.end(), mode) != seen.end()) {
+        issues.push_back({item_path, "duplicate mode"});
+        continue;
+      }
+      seen.push_back(mode);
+      read_recompute_mode(mode, item_path, request, issues);
     }
-    read_recompute_mode(item, item_path, request, issues);
   }
 }
 

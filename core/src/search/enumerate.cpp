@@ -4,6 +4,7 @@
 #include <cctype>
 #include <numeric>
 
+#include "io/limits.h"
 #include "validate.h"
 
 namespace trainsim {
@@ -26,10 +27,25 @@ bool same_mode(const RecomputeSpec& a, const RecomputeSpec& b) {
          a.keep_tail_outputs == b.keep_tail_outputs;
 }
 
-// Mirrors io/config_json.cpp (resolve_parallel_sizes), the one rule the parser
-// checks before validate(): the global batch splits into whole micro-batches.
-constexpr const char* kBatchReason =
-    "/training/global_batch_size: must be a multiple of micro_batch_size*dp";
+// The rules the config parser checks before validate(), in its order, as
+// issue_reason() words them: io/training_json.cpp (tokens per micro-batch),
+// io/config_json.cpp (resolve_parallel_sizes: whole micro-batches, passes to
+// simulate). Empty when the parser accepts the candidate's sizes.
+std::string parser_issue(const Candidate& c, int64_t seq_len, bool batch_ok) {
+  if (seq_len * c.micro_batch_size > io::kMaxTokensPerMicroBatch) {
+    return "/training/micro_batch_size: seq_len*micro_batch_size must be at most " +
+           std::to_string(io::kMaxTokensPerMicroBatch) + " tokens";
+  }
+  if (!batch_ok) return "/training/global_batch_size: must be a multiple of micro_batch_size*dp";
+  const double passes = static_cast<double>(c.pp) * static_cast<double>(c.vpp) *
+                        static_cast<double>(c.num_micro_batches);
+  if (passes > static_cast<double>(io::kMaxPipelinePasses)) {
+    return "/training/global_batch_size: too many micro-batches to simulate: "
+           "num_micro_batches*pp*vpp must be at most " +
+           std::to_string(io::kMaxPipelinePasses);
+  }
+  return "";
+}
 
 class Enumerator {
  public:
@@ -170,8 +186,9 @@ class Enumerator {
 
   void finish(const Candidate& c, bool batch_ok) {
     ++out_.considered;
-    if (!batch_ok) {
-      ++out_.invalid_by_reason[kBatchReason];
+    if (const std::string reason = parser_issue(c, spec_.training.seq_len, batch_ok);
+        !reason.empty()) {
+      ++out_.invalid_by_reason[reason];
       return;
     }
     apply_candidate(spec_, c, config_);

@@ -9,6 +9,8 @@ WhatIfPoint point_of(const Config& config, double factor, double baseline_s) {
   EstimateOptions options;
   options.timeline = false;
   options.reference_formulas = false;
+  options.model_summary = false;
+  options.describe = false;
   const Estimate e = estimate_with(config, options, nullptr);
   WhatIfPoint p;
   p.factor = factor;
