@@ -26,12 +26,17 @@ function workerBackend() {
     else entry.reject(new Error(data.error));
   });
   worker.addEventListener('error', (event) => fail(event.message || 'the engine worker failed to load'));
-  return (op, arg) => new Promise((resolve, reject) => {
+  const call = (op, arg) => new Promise((resolve, reject) => {
     if (broken) { reject(new Error(broken)); return; }
     const id = nextId++;
     waiting.set(id, { resolve, reject });
     worker.postMessage({ id, op, arg });
   });
+  call.terminate = () => {
+    worker.terminate();
+    fail('the worker was stopped');
+  };
+  return call;
 }
 
 function inPageBackend() {
@@ -56,6 +61,12 @@ export function createEngine() {
     workers = false;
   }
   let helpers = null;
+  let helperWorkers = [];
+  const stopHelpers = () => {
+    for (const helper of helperWorkers) helper.terminate();
+    helperWorkers = [];
+    helpers = null;
+  };
   const searchCalls = () => {
     if (!helpers) {
       helpers = [];
@@ -63,8 +74,11 @@ export function createEngine() {
         try {
           for (let i = 0; i < helperCount(); i += 1) {
             const helper = workerBackend();
-            // A helper that fails hands its work back to the main worker.
-            const guarded = (op, arg) => helper(op, arg).catch(() => {
+            helperWorkers.push(helper);
+            // A helper that fails hands its work back to the main worker
+            // (unless it was stopped: then the search is over).
+            const guarded = (op, arg) => helper(op, arg).catch((error) => {
+              if (!helperWorkers.includes(helper)) throw error;
               helpers = helpers.filter((h) => h !== guarded);
               return call(op, arg);
             });
@@ -88,7 +102,7 @@ export function createEngine() {
     catalog: () => first('catalog'),
     estimate: newestWins((text) => call('estimate', text)),
     whatif: newestWins((text) => call('whatif', text)),
-    search: pagedSearch(searchCalls),
+    search: pagedSearch(searchCalls, stopHelpers),
     // Starts the search workers ahead of a search (the Search tab is open).
     warmSearch: () => Promise.all(searchCalls().map((c) => c('ready').catch(() => false))),
     // One-off calls (imports, exports, pinned configs): every answer counts.

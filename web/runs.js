@@ -27,8 +27,9 @@ export function startRuns(engine, store) {
     store.set({ search: { status: envelope.ok ? 'done' : 'invalid', envelope, document, elapsedMs, done: 1, total: 1 } });
   }
 
+  // An explicit cancel also stops the helper workers' pages in flight.
   function cancelSearch() {
-    engine.search.cancel();
+    engine.search.cancel({ hard: true });
   }
 
   async function runWhatif(spec) {

@@ -2,13 +2,24 @@
 // Debian's Chromium driven by playwright-core (node's test runner). The site
 // must already be served:
 //   node run.mjs --url http://127.0.0.1:PORT/ --cli build/native/core/trainsim
-//                [--artifacts build/browser-artifacts]
+//                [--artifacts build/browser-artifacts] [--only NAME[,NAME]]
+// (NAME: modules, page, hardening, search, interop).
 // tests/scripts/run_web_tests.sh builds, serves and runs all of this.
 import { parseArgs } from './harness.mjs';
 import { hashHardeningTests } from './hash_hardening.test.mjs';
 import { moduleTests } from './page_modules.test.mjs';
 import { pageTests } from './page.test.mjs';
+import { searchTests } from './search.test.mjs';
+import { compareInteropTests } from './compare_interop.test.mjs';
 
-moduleTests();
-pageTests(parseArgs(process.argv.slice(2)));
-hashHardeningTests(parseArgs(process.argv.slice(2)));
+const argv = process.argv.slice(2);
+const onlyAt = argv.indexOf('--only');
+const only = onlyAt >= 0 ? new Set(argv.splice(onlyAt, 2)[1].split(',')) : null;
+const wanted = (name) => !only || only.has(name);
+const args = parseArgs(argv);
+
+if (wanted('modules')) moduleTests();
+if (wanted('page')) pageTests(args);
+if (wanted('hardening')) hashHardeningTests(args);
+if (wanted('search')) searchTests(args);
+if (wanted('interop')) compareInteropTests(args);

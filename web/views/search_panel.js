@@ -4,7 +4,6 @@
 // actions.runSearch / actions.cancelSearch (runs.js).
 import { h } from '../dom.js';
 import { DEGREES, RECOMPUTE_MODES, searchDocument } from '../search_spec.js';
-import { formatCount } from '../format.js';
 
 function presetLabel(catalog, kind, spec) {
   const id = spec[kind].preset;
@@ -127,7 +126,7 @@ export function mount(root, store, actions) {
     status.dataset.status = search.status;
     status.textContent = {
       idle: 'Plans are enumerated, checked and estimated in your browser.',
-      running: search.total ? `Evaluating ${formatCount(search.done)} of ${formatCount(search.total)} candidates…` : 'Starting…',
+      running: search.total ? `Evaluating candidates: ${search.done.toLocaleString('en-US')} of ${search.total.toLocaleString('en-US')}…` : 'Starting…',
       done: `Done in ${search.elapsedMs >= 1000 ? `${(search.elapsedMs / 1000).toFixed(2)} s` : `${Math.round(search.elapsedMs)} ms`}.`,
       cancelled: 'Cancelled.',
       invalid: 'The search document has problems (see the results).',

@@ -4,7 +4,7 @@
 // Compare.
 import { h } from '../dom.js';
 import { clip } from '../fields.js';
-import { formatBytes, formatCount, formatPercent, formatSeconds, formatTokensPerS } from '../format.js';
+import { formatBytes, formatPercent, formatSeconds, formatTokensPerS } from '../format.js';
 
 // A plan's choices, for the table and for labels elsewhere.
 export function planLabel(training) {
@@ -24,6 +24,9 @@ export function recomputeLabel(recompute) {
   if (r.granularity === 'selective') return `selective${r.modules ? ` (${r.modules.join(', ')})` : ''}`;
   return `full ${r.method ?? 'uniform'} ${r.num_layers ?? 1}`;
 }
+
+// Counts as whole numbers with separators: 10,720.
+const count = (n) => Number(n).toLocaleString('en-US');
 
 const COUNT_ROWS = [
   ['considered', 'Combinations considered'],
@@ -59,10 +62,10 @@ export function mount(root, store, actions) {
       return;
     }
     const c = result.counts;
-    summary.textContent = result.top.length
-      ? `The ${result.top.length} best of ${formatCount(c.feasible)} plans that fit, by ${result.objective === 'step_time' ? 'step time' : 'tokens/s per GPU'}. Click a row to open it in the calculator.`
-      : `No plan fits (${formatCount(c.candidates)} valid candidates; see the reasons below).`;
-    tableBox.replaceChildren(table(result, state.pins.length));
+    summary.textContent = c.considered === 0 ? 'No combination of the allowed degrees multiplies to the GPU count.'
+      : result.top.length ? `The ${result.top.length} best of ${count(c.feasible)} plans that fit, by ${result.objective === 'step_time' ? 'step time' : 'tokens/s per GPU'}. Click a row to open it in the calculator.`
+      : `No plan fits (${count(c.candidates)} valid candidates; see the reasons below).`;
+    tableBox.replaceChildren(...(result.top.length ? [table(result, state.pins.length)] : []));
     counts.replaceChildren(countsList(c));
   };
 
@@ -108,8 +111,8 @@ export function mount(root, store, actions) {
   function countsList(c) {
     const items = COUNT_ROWS.filter(([key]) => Number.isFinite(c[key])).map(([key, label, reasons]) => {
       const byReason = reasons && c[reasons] ? Object.entries(c[reasons]).sort((a, b) => b[1] - a[1]) : [];
-      return h('li', { dataset: { count: key } }, h('span', { class: 'count-value', text: formatCount(c[key]) }), ` ${label}`,
-        byReason.length ? h('ul', { class: 'reasons-list' }, byReason.slice(0, 8).map(([reason, n]) => h('li', { text: `${formatCount(n)}: ${clip(reason, 160)}` }))) : null);
+      return h('li', { dataset: { count: key } }, h('span', { class: 'count-value', text: count(c[key]) }), ` ${label}`,
+        byReason.length ? h('ul', { class: 'reasons-list' }, byReason.slice(0, 8).map(([reason, n]) => h('li', { text: `${count(n)}: ${clip(reason, 160)}` }))) : null);
     });
     return h('details', { class: 'numbers', open: true }, h('summary', { text: 'Candidates considered, pruned and rejected' }),
       h('ul', { class: 'counts-list' }, items));
