@@ -114,7 +114,7 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       for (const [selector, value] of Object.entries(form)) assert.equal(await page.inputValue(selector), value, selector);
       assert.equal(await page.inputValue('#f-training-dtype'), 'fp8');
       assert.deepEqual(canonical(binary, await pageConfig(page)), canonical(binary, expected), 'the page holds the imported config');
-      overflow.push(...await screenshots(page, artifacts, 'import-dialog'));
+      overflow.push(...await screenshots(page, artifacts, 'import-dialog', { fullPage: false }));
       // Bad flags: errors by path, nothing applied.
       const hash = await page.evaluate(() => location.hash);
       await page.fill('#import-megatron-text', 'pretrain_gpt.py --num-layers abc --hidden-size 4096');
@@ -169,7 +169,7 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       await page.click('#export-megatron-copy');
       await page.waitForSelector('#export-status:text("Flags copied")');
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), flags);
-      overflow.push(...await screenshots(page, artifacts, 'export-dialog'));
+      overflow.push(...await screenshots(page, artifacts, 'export-dialog', { fullPage: false }));
       await page.click('#export-close');
       await page.click('#open-import');
       await page.fill('#import-megatron-text', flags);

@@ -52,18 +52,18 @@ export async function download(page, selector) {
 export const SIZES = [['laptop', 1366, 900], ['phone', 390, 844]];
 export const SCHEMES = ['light', 'dark'];
 
-// Saves `name-<size>-<scheme>.png` for each size and scheme (after
-// `prepare`, which may open a dialog), and checks nothing scrolls sideways.
-export async function screenshots(page, artifacts, name, prepare = async () => {}) {
+// Saves `name-<size>-<scheme>.png` for each size and scheme (the whole
+// page, or the window for a dialog: fullPage false), and checks nothing
+// scrolls sideways.
+export async function screenshots(page, artifacts, name, { fullPage = true } = {}) {
   const overflow = [];
   for (const [size, width, height] of SIZES) {
     for (const scheme of SCHEMES) {
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme: scheme });
       await page.mouse.move(0, 0);
-      await prepare();
       await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 120)));  // resize observers, deferred views
-      await page.screenshot({ path: path.join(artifacts, `${name}-${size}-${scheme}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(artifacts, `${name}-${size}-${scheme}.png`), fullPage });
       const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       if (sideways > 0) overflow.push(`${name} ${size} ${scheme}: ${sideways}px`);
     }

@@ -155,6 +155,22 @@ TEST(ReliabilityRegressionTest, SimumaxHbmBandwidthMustBePositiveAndFinite) {
             "gives a non-finite value at /system/gpu/hbm_bandwidth_gb_per_s (a number is out of range)");
 }
 
+// Finding (CI fuzz run, estimate_fuzz): DeepSeek-V3 with 16-token sequences routes
+// 128 tokens over 256 experts; the average rows per expert rounded down to 0, the
+// grouped-GEMM shape efficiency became 0 and the time 0/0. An expert that gets a
+// token still runs a full row tile, so the step time stays finite and positive.
+TEST(ReliabilityRegressionTest, FewerRoutedTokensThanExpertsGivesAFiniteStepTime) {
+  for (const int seq_len : {8, 16, 32}) {
+    const json config = {{"model", "deepseek-v3"},
+                         {"system", {{"num_gpus", 1}, {"preset", "b200-sxm-180gb"}}},
+                         {"training", {{"global_batch_size", 8}, {"micro_batch_size", 1}, {"seq_len", seq_len}}}};
+    const json result = testing::estimate_ok(config);
+    const double step_s = result["time"]["iteration_s"].get<double>();
+    EXPECT_TRUE(std::isfinite(step_s) && step_s > 0.0) << seq_len;
+    EXPECT_GT(result["throughput"]["hardware_tflops_per_gpu"].get<double>(), 0.0) << seq_len;
+  }
+}
+
 // The serialization boundary: a NaN or Inf in a result is a bug and becomes an
 // internal error instead of a null (nlohmann) or "nan" (printf) in the output.
 TEST(ReliabilityRegressionTest, NonFiniteNumbersNeverReachTheOutput) {

@@ -4,7 +4,7 @@
 // shares them all; their estimates come from runs.js (pinResults).
 import { h, s } from '../dom.js';
 import { clip } from '../fields.js';
-import { formatBytes, formatCount, formatGiB, formatPercent, formatSeconds, formatTflops, formatTokensPerS } from '../format.js';
+import { formatBytes, formatCount, formatGiB, formatPercent, formatSeconds, formatTflops, formatTick, formatTokensPerS } from '../format.js';
 import { MEMORY_SERIES } from './memory_chart.js';
 import { TIME_PARTS } from './time_breakdown.js';
 import { attachTooltip } from './tooltip.js';
@@ -65,7 +65,10 @@ export function mount(root, store, actions) {
     }, (v) => formatBytes(v), (max) => niceTicks(max / 1024 ** 3, 4).map((t) => [t * 1024 ** 3, formatGiB(t * 1024 ** 3)]),
     (r) => r.memory.capacity_bytes);
     drawBars(time, results, (r) => (r.time ? TIME_PARTS.map((p) => ({ value: r.time.breakdown?.[p.key] ?? 0, css: `t-${p.css}`, label: p.label })) : []),
-      (v) => formatSeconds(v), (max) => niceTicks(max, 4).map((t) => [t, formatSeconds(t)]));
+      (v) => formatSeconds(v), (max) => {
+        const unit = max >= 2 ? 1 : 1e-3;
+        return niceTicks(max / unit, 4).map((t) => [t * unit, formatTick(t, unit === 1 ? 's' : 'ms')]);
+      });
     tableBox.replaceChildren(table(state, results));
   };
 

@@ -87,7 +87,7 @@ export function mount(root, store, actions) {
       ['Recompute', (row) => recomputeLabel(row.config.training.recompute)],
       ['ZeRO', (row) => String(row.config.training.zero_stage)],
       ['Step', (row) => formatSeconds(row.metrics.iteration_s)],
-      ['Tokens/s per GPU', (row) => formatTokensPerS(row.metrics.tokens_per_s_per_gpu)],
+      ['Tok/s per GPU', (row) => formatTokensPerS(row.metrics.tokens_per_s_per_gpu)],
       ['MFU', (row) => formatPercent(row.metrics.mfu)],
       ['Peak', (row) => formatBytes(row.metrics.peak_bytes)],
     ];

@@ -14,11 +14,13 @@ const HEIGHT = 300;
 const M = { top: 14, right: 14, bottom: 40, left: 62 };
 const MAX_POINTS = 20000;
 
-// Ticks for a log axis: 1-2-5 steps that fall inside [low, high].
+// Ticks for a log axis that fall inside [low, high]: 1-2-5 steps, finer
+// when the range spans less than two decades.
 function logTicks(low, high) {
+  const steps = high / low < 100 ? [1, 1.5, 2, 3, 5, 7] : [1, 2, 5];
   const ticks = [];
   for (let p = Math.floor(Math.log10(low)); p <= Math.ceil(Math.log10(high)); p += 1) {
-    for (const m of [1, 2, 5]) {
+    for (const m of steps) {
       const v = m * 10 ** p;
       if (v >= low && v <= high) ticks.push(v);
     }
@@ -58,7 +60,7 @@ export function mount(root, store, actions) {
     const times = rows.map((r) => r[2]).filter((t) => t > 0);
     let low = Math.min(...times);
     let high = Math.max(...times);
-    const log = high / low > 8;
+    const log = high / low > 3;  // a few slow plans would squash the rest
     if (!log) { low = Math.max(0, low - (high - low) * 0.08); high += (high - low) * 0.08 || high * 0.1; }
     else { low /= 1.1; high *= 1.1; }
     const x = (bytes) => M.left + (bytes / maxBytes) * plotW;

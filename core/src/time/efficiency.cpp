@@ -1,5 +1,6 @@
 #include "time/efficiency.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -117,7 +118,10 @@ EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& s
       }
       if (found) break;
       const double groups = static_cast<double>(op.grouped.num_groups);
-      const double m = static_cast<double>(op.grouped.m);
+      // Rows per expert is an average (tokens / local experts, rounded down); when
+      // there are fewer routed tokens than experts it rounds to 0, yet every expert
+      // that receives a token still runs at least one row tile.
+      const double m = std::max(1.0, static_cast<double>(op.grouped.m));
       const double k = static_cast<double>(op.grouped.k), n = static_cast<double>(op.grouped.n);
       const double shape = pass == Pass::kForward ? gemm_shape_efficiency(e, m, n, k, groups)
                            : pass == Pass::kBackwardData
