@@ -7,6 +7,8 @@
 # Usage: run_reliability_tests.sh BUILD_DIR   (called by tests/run.sh)
 # Environment:
 #   TRAINSIM_FUZZ_SECONDS   seconds per fuzz target (default 60; 0 = replay the seeds only)
+#   TRAINSIM_FUZZ_SEED      libFuzzer's random seed (default 1, so a CI run repeats the
+#                           exploration of the last one; 0 = a new seed each run)
 #   TRAINSIM_FUZZ_KEEP_CORPUS=1  keep (and grow) each target's corpus from earlier runs; by
 #                           default a run starts from the seeds, so its time stays bounded
 #   TRAINSIM_SANITIZE_CXX   compiler (default clang++ when present, else g++)
@@ -58,7 +60,8 @@ for target in $(cat "$dir/tests/fuzz/targets.txt"); do
   started=$SECONDS
   # The corpus, the fresh seeds and the committed regression inputs; 0 s runs each once.
   if [ "$seconds" -gt 0 ]; then
-    limits=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=65536)
+    limits=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=65536
+      -seed="${TRAINSIM_FUZZ_SEED:-1}")
   else
     limits=(-runs=0)
   fi

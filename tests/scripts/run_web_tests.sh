@@ -60,6 +60,11 @@ if node "$root/tests/wasm/smoke.mjs" "$site/trainsim_wasm.mjs" "$root/tests/wasm
 else
   record "wasm smoke test" failed
 fi
+if node "$root/tests/wasm/interop_smoke.mjs" "$site/trainsim_wasm.mjs" "$root"; then
+  record "wasm import/export smoke test" passed
+else
+  record "wasm import/export smoke test" failed
+fi
 if node "$root/tests/wasm/determinism.mjs" "$site/trainsim_wasm.mjs" "$cli"; then
   record "native vs wasm determinism" passed
 else
