@@ -7,22 +7,14 @@
 #include "io/search_json.h"
 #include "io/simumax_import.h"
 #include "io/whatif_json.h"
+#include "guarded.h"
 #include "trainsim/trainsim.h"
 #include "validate.h"
 
 namespace trainsim {
 namespace {
 
-template <typename Fn>
-std::string guarded(Fn&& fn) noexcept {
-  try {
-    return fn();
-  } catch (const std::exception& error) {
-    return internal_error_json(error.what());
-  } catch (...) {
-    return internal_error_json("unknown exception");
-  }
-}
+using detail::guarded;
 
 }  // namespace
 

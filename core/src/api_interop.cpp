@@ -9,21 +9,13 @@
 #include "io/megatron_import.h"
 #include "io/result_export.h"
 #include "io/result_json.h"
+#include "guarded.h"
 #include "trainsim/trainsim.h"
 
 namespace trainsim {
 namespace {
 
-template <typename Fn>
-std::string guarded(Fn&& fn) noexcept {
-  try {
-    return fn();
-  } catch (const std::exception& error) {
-    return internal_error_json(error.what());
-  } catch (...) {
-    return internal_error_json("unknown exception");
-  }
-}
+using detail::guarded;
 
 // Parses and validates a config, then hands it to `make_result`.
 template <typename Fn>
