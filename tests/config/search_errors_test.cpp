@@ -38,7 +38,7 @@ const BadSearchCase kSearchCases[] = {
     {"gpus_range_too_long", R"({"num_gpus": {"min": 1, "max": 5000}})", "/num_gpus",
      "range holds 5000 GPU counts, at most 1024 allowed"},
     {"gpus_range_unknown_key", R"({"num_gpus": {"min": 8, "max": 16, "stride": 8}})",
-     "/num_gpus/stride", "unknown key"},
+     "/num_gpus/stride", "unknown key; expected one of \"max\", \"min\", \"step\""},
     {"batch_missing", R"({"global_batch_size": null})", "/global_batch_size",
      "missing required key (or set global_batch_tokens)"},
     {"batch_both", R"({"global_batch_tokens": 131072})", "/global_batch_tokens",
@@ -110,7 +110,7 @@ const BadSearchCase kSearchCases[] = {
      "expected one of \"step_time\", \"tokens_per_s_per_gpu\", got \"speed\""},
     {"page_limit_zero", R"({"page": {"offset": 0, "limit": 0}})", "/page/limit",
      "must be at least 1, got 0"},
-    {"page_unknown_key", R"({"page": {"start": 0}})", "/page/start", "unknown key"},
+    {"page_unknown_key", R"({"page": {"start": 0}})", "/page/start", "unknown key; expected one of \"limit\", \"offset\""},
 };
 
 class BadSearchTest : public ::testing::TestWithParam<BadSearchCase> {};

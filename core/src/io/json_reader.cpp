@@ -247,6 +247,24 @@ size_t ObjectReader::enum_or(const char* key, const std::vector<std::string>& al
   return optional_enum(key, allowed).value_or(default_index);
 }
 
+namespace {
+
+// "one of \"a\", \"b\", ..." naming the keys an object accepts (sorted; long
+// lists end with how many more there are).
+std::string expected_keys(const std::vector<std::string>& known) {
+  constexpr size_t kMaxListed = 12;
+  std::string list;
+  for (size_t i = 0; i < known.size() && i < kMaxListed; ++i) {
+    list += (list.empty() ? "\"" : ", \"") + known[i] + "\"";
+  }
+  if (known.size() > kMaxListed) {
+    list += " and " + std::to_string(known.size() - kMaxListed) + " more (README: Config reference)";
+  }
+  return known.size() == 1 ? list : "one of " + list;
+}
+
+}  // namespace
+
 void ObjectReader::finish() {
   if (object_ == nullptr) return;
   const std::vector<std::string> known(known_.begin(), known_.end());
@@ -254,7 +272,11 @@ void ObjectReader::finish() {
     if (known_.count(key) != 0) continue;
     const std::string hint = closest_match(key, known);
     std::string message = "unknown key";
-    if (!hint.empty()) message += " (did you mean \"" + hint + "\"?)";
+    if (!hint.empty()) {
+      message += " (did you mean \"" + hint + "\"?)";
+    } else if (!known.empty()) {
+      message += "; expected " + expected_keys(known);
+    }
     issues_.push_back({path_ + "/" + json_pointer_escape(key), message});
   }
 }
