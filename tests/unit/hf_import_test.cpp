@@ -29,8 +29,9 @@ const HfCase kHfCases[] = {
     {"llama3_70b", "meta-llama-3-70b.json", "llama3-70b",
      R"({"num_layers":80,"hidden_size":8192,"num_attention_heads":64,"num_kv_heads":8})", {}},
     {"mistral_7b", "mistral-7b-v0.1.json", "",
-     R"({"num_layers":32,"num_kv_heads":8,"ffn_hidden_size":14336,"vocab_size":32000})",
-     {"sliding_window 4096: sliding-window attention is not modelled"}},
+     R"({"num_layers":32,"num_kv_heads":8,"ffn_hidden_size":14336,"vocab_size":32000,
+         "sliding_window_tokens":4096})",
+     {}},
     {"mixtral_8x7b", "mixtral-8x7b-v0.1.json", "mixtral-8x7b",
      R"({"moe":{"num_experts":8,"top_k":2,"expert_ffn_hidden_size":14336,"num_dense_layers":0}})", {}},
     {"qwen2_7b", "qwen2-7b.json", "",
@@ -61,9 +62,9 @@ const HfCase kHfCases[] = {
       "quantization_config: the checkpoint is quantized"}},
     {"gemma2_9b", "gemma-2-9b.json", "",
      R"({"num_layers":42,"hidden_size":3584,"num_attention_heads":16,"num_kv_heads":8,"head_dim":256,
-         "ffn_hidden_size":14336,"vocab_size":256000,"tie_embeddings":true,"activation":"swiglu"})",
+         "ffn_hidden_size":14336,"vocab_size":256000,"tie_embeddings":true,"activation":"swiglu",
+         "sliding_window_tokens":4096,"full_attention_every_n_layers":2})",
      {"the gated GeLU MLP (GeGLU) is modelled as swiglu", "tie_word_embeddings is absent: Gemma2Config default true",
-      "sliding_window 4096: sliding-window attention is not modelled",
       "attn_logit_softcapping 50.0: soft-capping is not modelled",
       "final_logit_softcapping 30.0: soft-capping is not modelled",
       "Gemma-2's post-attention and post-feedforward norms are not modelled"}},
@@ -231,6 +232,37 @@ TEST(HfImportNotesTest, ClassDefaultsAreNoted) {
   EXPECT_EQ(envelope["result"]["model"]["head_dim"], 128);
   EXPECT_TRUE(has_note(envelope["result"]["notes"], "head_dim is absent: Qwen3Config default 128"));
   EXPECT_TRUE(has_note(envelope["result"]["notes"], "tie_word_embeddings is absent: Qwen3Config default false"));
+}
+
+// Sliding windows (hf_import_window.cpp): layer_types with a full layer every
+// n-th layer maps onto Megatron's --window-attn-skip-freq n; other mixes are noted.
+TEST(HfImportWindowTest, LayerTypesMapOntoAFullLayerEveryN) {
+  json types = json::array();
+  for (int i = 0; i < 32; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "sliding_attention");
+  const json every_fourth = import_patched(
+      (R"({"sliding_window": 128, "layer_types": )" + types.dump() + "}").c_str());
+  ASSERT_TRUE(every_fourth["ok"].get<bool>()) << every_fourth.dump();
+  EXPECT_EQ(every_fourth["result"]["model"]["sliding_window_tokens"], 128);
+  EXPECT_EQ(every_fourth["result"]["model"]["full_attention_every_n_layers"], 4);
+  EXPECT_EQ(every_fourth["result"]["notes"], json::array());
+
+  types[0] = "full_attention";  // full layers 1, 4, 8, ...: not one every n-th layer
+  const json irregular = import_patched(
+      (R"({"sliding_window": 128, "layer_types": )" + types.dump() + "}").c_str());
+  ASSERT_TRUE(irregular["ok"].get<bool>());
+  EXPECT_FALSE(irregular["result"]["model"].contains("sliding_window_tokens"));
+  EXPECT_TRUE(has_note(irregular["result"]["notes"], "layer_types: this mix of sliding-window and full layers"));
+}
+
+TEST(HfImportWindowTest, QwenWindowsOnlyWhenEnabledAndExpressible) {
+  const char* qwen = R"({"model_type":"qwen2","architectures":["Qwen2ForCausalLM"],"sliding_window":4096,)";
+  const json off = import_patched((std::string(qwen) + R"("use_sliding_window":false,"max_window_layers":0})").c_str());
+  EXPECT_FALSE(off["result"]["model"].contains("sliding_window_tokens")) << off.dump();
+  const json all = import_patched((std::string(qwen) + R"("use_sliding_window":true,"max_window_layers":0})").c_str());
+  EXPECT_EQ(all["result"]["model"]["sliding_window_tokens"], 4096) << all.dump();
+  const json upper = import_patched((std::string(qwen) + R"("use_sliding_window":true,"max_window_layers":8})").c_str());
+  EXPECT_FALSE(upper["result"]["model"].contains("sliding_window_tokens"));
+  EXPECT_TRUE(has_note(upper["result"]["notes"], "use_sliding_window: only layers from max_window_layers 8 on"));
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ const CommandCase kCommandCases[] = {
       "--position-embedding-type is not given: Megatron-LM's default is learned_absolute",
       "--attention-dropout 0.1: dropout is not modelled", "--rampup-batch-size is ignored"}},
     {"mistral_7b_cp.sh", "",
-     R"({"model":{"num_layers":32,"num_kv_heads":8,"vocab_size":32000},
+     R"({"model":{"num_layers":32,"num_kv_heads":8,"vocab_size":32000,"sliding_window_tokens":4096},
          "training":{"seq_len":32768,"tp":4,"cp":4,"cp_comm_type":"all_gather","zero_stage":3,
          "recompute":{"granularity":"full","method":"block","num_layers":4}},"system":{"num_gpus":32}})",
      {}},
@@ -246,6 +246,12 @@ const BadFlagsCase kBadFlags[] = {
     {"elastic_nodes", "", "--nnodes 1:4 --nproc-per-node 8", "/args/--nnodes", "expected integer, got \"1:4\""},
     {"tp_missing_value", "", "--tensor-model-parallel-size --sequence-parallel", "/args/--tensor-model-parallel-size",
      "expected a value"},
+    {"window_not_a_pair", "", "--window-size 4096", "/args/--window-size",
+     "expected \"LEFT,RIGHT\" such as \"4096,0\" (-1 = unbounded), got \"4096\""},
+    {"window_two_sided", "", "--window-size 128,128", "/args/--window-size",
+     "only causal windows \"W,0\" are modelled, got \"128,128\""},
+    {"window_skip_list", "", "--window-size 128,0 --window-attn-skip-freq '([1]*3+[0]*1)*8'", "/args/--window-attn-skip-freq",
+     "list patterns are not modelled; expected N (every N-th layer attends fully), got \"([1]*3+[0]*1)*8\""},
 };
 
 std::string edited_base(const BadFlagsCase& c) {

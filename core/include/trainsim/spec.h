@@ -56,6 +56,12 @@ struct ModelSpec {
   bool tie_embeddings = false;
   bool linear_bias = false;
   bool qk_layernorm = false;
+  /// Sliding-window attention (Megatron-LM --window-size W,0): each query attends to
+  /// itself and the W tokens before it; 0 = full causal attention.
+  int64_t sliding_window_tokens = 0;
+  /// Megatron-LM --window-attn-skip-freq N: every N-th layer (1-based) attends fully,
+  /// the others use the window; 0 = every layer uses the window.
+  int64_t full_attention_every_n_layers = 0;
   std::optional<MlaSpec> mla;
   std::optional<MoeSpec> moe;
 };

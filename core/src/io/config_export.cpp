@@ -131,7 +131,9 @@ json model_to_json(const ModelSpec& m) {
               {"max_position_embeddings", m.max_position_embeddings},
               {"tie_embeddings", m.tie_embeddings},
               {"linear_bias", m.linear_bias},
-              {"qk_layernorm", m.qk_layernorm}};
+              {"qk_layernorm", m.qk_layernorm},
+              {"sliding_window_tokens", m.sliding_window_tokens},
+              {"full_attention_every_n_layers", m.full_attention_every_n_layers}};
   if (m.mla) {
     out["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},
                   {"kv_lora_rank", m.mla->kv_lora_rank},

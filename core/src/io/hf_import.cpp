@@ -158,21 +158,6 @@ void read_attention(HfReader& r, const Family& f, json& m, int64_t hidden, int64
 
 // Features that change the estimate but that trainsim does not model.
 void note_unmodelled(HfReader& r, const Family& f) {
-  const bool qwen = std::string(f.model_type).rfind("qwen", 0) == 0;
-  const bool windowed = qwen ? r.boolean("use_sliding_window").value_or(false) : true;
-  if (qwen) r.integer("max_window_layers", 0, kMaxLayers);
-  bool noted = false;
-  for (const char* key : {"sliding_window", "sliding_window_size"}) {
-    if (const json* window = r.get(key); window != nullptr && windowed && !noted) {
-      r.note(std::string(key) + " " + window->dump() + ": sliding-window attention is not modelled "
-             "(full causal attention is estimated)");
-      noted = true;
-    }
-  }
-  if (const json* types = r.get("layer_types");
-      types != nullptr && types->dump().find("sliding") != std::string::npos) {
-    r.note("layer_types: sliding-window layers are not modelled (full causal attention is estimated)");
-  }
   for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"}) {
     if (const json* cap = r.get(key)) r.note(std::string(key) + " " + cap->dump() + ": soft-capping is not modelled");
   }
@@ -223,6 +208,7 @@ json read_model(HfReader& r, const Family& f, const json& document) {
     case MoeKind::kDeepseek: read_hf_deepseek(r, m); break;
     case MoeKind::kDense: break;
   }
+  read_hf_sliding_window(r, f.model_type, m);
   note_unmodelled(r, f);
   return m;
 }

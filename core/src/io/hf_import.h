@@ -19,9 +19,10 @@
 namespace trainsim::io {
 
 // {"model": {...}, "notes": [...]} or null with issues at paths "/hf/<key>".
-// Fields that change the estimate but are not modelled (sliding windows,
-// multi-token prediction, soft-capping...) become notes; fields outside an
-// explicit allow-list of math-irrelevant keys are noted as ignored.
+// Fields that change the estimate but are not modelled (sliding-window patterns
+// other than a full layer every n-th, multi-token prediction, soft-capping...)
+// become notes; fields outside an explicit allow-list of math-irrelevant keys
+// are noted as ignored.
 nlohmann::json import_hf(std::string_view text, Issues& issues);
 
 // Typed access to one config.json object; null counts as absent (transformers
@@ -58,5 +59,9 @@ class HfReader {
 void read_hf_mixtral(HfReader& r, nlohmann::json& model);
 void read_hf_qwen_moe(HfReader& r, nlohmann::json& model, bool shared_expert);
 void read_hf_deepseek(HfReader& r, nlohmann::json& model);
+// Sliding-window attention (hf_import_window.cpp): sets sliding_window_tokens and
+// full_attention_every_n_layers where the family's layer pattern is one trainsim
+// expresses, a note otherwise.
+void read_hf_sliding_window(HfReader& r, std::string_view model_type, nlohmann::json& model);
 
 }  // namespace trainsim::io

@@ -70,6 +70,12 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
   a.add_if(!m.tie_embeddings, "--untie-embeddings-and-output-weights");
   a.add_if(!m.linear_bias, "--disable-bias-linear");
   a.add_if(m.qk_layernorm, "--qk-layernorm");
+  if (m.sliding_window_tokens > 0) {
+    a.add("--window-size", str(m.sliding_window_tokens) + ",0");
+    if (m.full_attention_every_n_layers > 0) {
+      a.add("--window-attn-skip-freq", m.full_attention_every_n_layers);
+    }
+  }
   if (m.make_vocab_size_divisible_by != 128) {
     a.add("--make-vocab-size-divisible-by", m.make_vocab_size_divisible_by);
   }

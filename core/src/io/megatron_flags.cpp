@@ -121,7 +121,7 @@ const char* const kRead[] = {
     "--no-gradient-accumulation-fusion", "--cross-entropy-loss-fusion", "--overlap-grad-reduce",
     "--overlap-param-gather", "--tp-comm-overlap", "--use-flash-attn", "--attention-backend",
     "--no-bias-swiglu-fusion", "--transformer-impl", "--optimizer", "--use-legacy-models",
-    "--nnodes", "--nproc-per-node", "--nproc_per_node",
+    "--nnodes", "--nproc-per-node", "--nproc_per_node", "--window-size", "--window-attn-skip-freq",
 };
 
 struct Noted {

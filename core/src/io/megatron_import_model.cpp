@@ -192,6 +192,57 @@ void read_moe(FlagReader& r, json& m, int64_t num_layers, int64_t ffn) {
   m["moe"] = moe;
 }
 
+// --window-size "W,0" (arguments.py tuple_type; -1 = unbounded) and
+// --window-attn-skip-freq N (every N-th layer full; megatron/core/transformer/
+// utils.py is_layer_window_attention). A list pattern for the skip frequency is
+// not expressible.
+void read_window(FlagReader& r, json& m, int64_t num_layers) {
+  const auto text = r.text("--window-size");
+  if (!text) return;
+  std::string cleaned;
+  for (const char c : *text) {
+    if (c != '(' && c != ')' && c != ' ') cleaned += c;
+  }
+  const size_t comma = cleaned.find(',');
+  long long left = 0, right = 0;
+  size_t used_left = 0, used_right = 0;
+  bool parsed = comma != std::string::npos;
+  try {
+    if (parsed) {
+      left = std::stoll(cleaned.substr(0, comma), &used_left);
+      right = std::stoll(cleaned.substr(comma + 1), &used_right);
+      parsed = used_left == comma && used_right == cleaned.size() - comma - 1;
+    }
+  } catch (const std::exception&) {
+    parsed = false;
+  }
+  if (!parsed || left < -1 || right < -1 || left > kMaxSeqLen) {
+    r.error("--window-size", "expected \"LEFT,RIGHT\" such as \"4096,0\" (-1 = unbounded), got \"" +
+                                 *text + "\"");
+    return;
+  }
+  if (left == -1) return;  // unbounded on the left: full causal attention
+  if (right != 0) {
+    r.error("--window-size", "only causal windows \"W,0\" are modelled, got \"" + *text + "\"");
+    return;
+  }
+  if (left == 0) {
+    r.error("--window-size", "a window of 0 tokens attends to nothing but itself; expected W >= 1");
+    return;
+  }
+  m["sliding_window_tokens"] = left;
+  const auto skip = r.text("--window-attn-skip-freq");
+  if (!skip) return;
+  if (skip->find('[') != std::string::npos) {
+    r.error("--window-attn-skip-freq", "list patterns are not modelled; expected N (every N-th "
+                                       "layer attends fully), got \"" + *skip + "\"");
+    return;
+  }
+  if (const auto every = r.integer("--window-attn-skip-freq", 1, std::max<int64_t>(num_layers, 1))) {
+    m["full_attention_every_n_layers"] = *every;
+  }
+}
+
 void note_unmodelled(FlagReader& r) {
   for (const char* name : {"--attention-dropout", "--hidden-dropout"}) {
     const bool given = r.has(name);
@@ -238,6 +289,7 @@ json read_megatron_model(FlagReader& r, int64_t& num_layers) {
     r.note("--add-qkv-bias: biases on the QKV projection only are not modelled (linear_bias false)");
   }
   m["qk_layernorm"] = r.flag("--qk-layernorm");
+  read_window(r, m, num_layers);
   read_moe(r, m, num_layers, ffn);
   note_unmodelled(r);
   return m;

@@ -96,6 +96,14 @@ void read_model(const nlohmann::json& value, const std::string& path, ModelSpec&
   model.tie_embeddings = r.bool_or("tie_embeddings", false);
   model.linear_bias = r.bool_or("linear_bias", false);
   model.qk_layernorm = r.bool_or("qk_layernorm", false);
+  model.sliding_window_tokens = r.int_or("sliding_window_tokens", 0, 0, kMaxSeqLen);
+  model.full_attention_every_n_layers = r.int_or("full_attention_every_n_layers", 0, 0, kMaxLayers);
+  if (model.full_attention_every_n_layers > 0 && model.sliding_window_tokens == 0 &&
+      r.has("full_attention_every_n_layers")) {
+    issues.push_back({r.path_of("full_attention_every_n_layers"),
+                      "needs sliding_window_tokens (the other layers' window); without a window "
+                      "every layer attends fully"});
+  }
   if (const nlohmann::json* mla = r.raw("mla"); mla != nullptr && !mla->is_null()) {
     model.mla.emplace();
     read_mla(*mla, r.path_of("mla"), *model.mla, issues);

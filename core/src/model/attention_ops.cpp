@@ -15,6 +15,7 @@ struct AttentionDims {
   double kv_heads = 0;     ///< key/value heads on this tp rank (MLA: = heads)
   int64_t qk_dim = 0;
   int64_t v_dim = 0;
+  double score_fraction = 1.0;  ///< share of the causal scores computed (sliding window)
 };
 
 // Flash-attention working sets, including context-parallel all-to-all
@@ -69,13 +70,16 @@ void set_math_memory(Op& op, const OpContext& ctx, const AttentionDims& a, bool 
 
 // FLOPs: 2 * b * heads * s^2 * (d_qk + d_v) forward over the full (non-causal)
 // score matrix, as the efficiency tables are measured; backward 2x that plus
-// the recomputed scores of flash attention (Dao et al. 2022, Sec. 3.1).
+// the recomputed scores of flash attention (Dao et al. 2022, Sec. 3.1). A
+// windowed layer scales them by the share of the causal pairs it keeps.
 void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, bool mla) {
   const bool flash = ctx.training.kernels.flash_attention;
   const double full_seq = ctx.cp > 1 ? a.rows / d(ctx.b) * d(ctx.cp) : a.rows / d(ctx.b);
   const double heads = ctx.cp > 1 ? static_cast<double>(static_cast<int64_t>(a.heads / d(ctx.cp)))
                                   : a.heads;
-  const double per_dim = d(ctx.b) * heads * full_seq * full_seq;
+  // A sliding window computes only its share of the causal (query, key) pairs
+  // (FlashAttention skips the blocks outside the window; model/attention_window.h).
+  const double per_dim = d(ctx.b) * heads * full_seq * full_seq * a.score_fraction;
   const double base = mla ? per_dim * d(a.qk_dim + a.v_dim) : 2.0 * per_dim * d(a.qk_dim);
   op.cost[0].flops = 2.0 * base;
   op.cost[1].flops = 4.0 * base + (flash ? base : 0.0);
@@ -147,7 +151,8 @@ Op core_attention(const OpFactory& f, const AttentionDims& a, bool mla, bool rec
   return op;
 }
 
-void append_gqa(OpList& ops, const OpFactory& f, const AttentionRecompute& r, bool keep_tail) {
+void append_gqa(OpList& ops, const OpFactory& f, const AttentionRecompute& r, bool keep_tail,
+                double score_fraction) {
   const OpContext& ctx = f.ctx();
   const ModelSpec& m = ctx.model;
   const int64_t qkv_width = (m.num_attention_heads + 2 * m.num_kv_heads) * m.head_dim / ctx.tp;
@@ -161,6 +166,7 @@ void append_gqa(OpList& ops, const OpFactory& f, const AttentionRecompute& r, bo
   add_linear(ops, f, qkv, false);
   ops.back().recompute_tail = r.discard_norm_output;
   AttentionDims dims;
+  dims.score_fraction = score_fraction;
   dims.rows = d(ctx.tokens_gemm());
   dims.heads = d(m.num_attention_heads) / d(ctx.tp);
   dims.kv_heads = d(m.num_kv_heads) / d(ctx.tp);
@@ -188,7 +194,7 @@ void append_gqa(OpList& ops, const OpFactory& f, const AttentionRecompute& r, bo
 // query and key/value compressions with their norms, decoupled RoPE keys.
 // Down projections are duplicated over tp (they see the gathered sequence);
 // up projections are column-parallel over heads.
-void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
+void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, double score_fraction) {
   const OpContext& ctx = f.ctx();
   const ModelSpec& m = ctx.model;
   const MlaSpec& mla = *m.mla;
@@ -247,6 +253,7 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   const double qkv_input = dr * h * static_cast<double>(2 * qk_dim + mla.v_head_dim) * 2;
   ops.push_back(f.free_op("attention.qkv_concat", qkv_input, r.core));
   AttentionDims dims;
+  dims.score_fraction = score_fraction;
   dims.rows = dr;
   dims.heads = dims.kv_heads = h;
   dims.qk_dim = qk_dim;
@@ -266,16 +273,17 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
 
 }  // namespace
 
-void append_attention_ops(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
+void append_attention_ops(OpList& ops, const OpFactory& f, const LayerRecompute& rc,
+                          double score_fraction) {
   const OpContext& ctx = f.ctx();
   const AttentionRecompute& r = rc.attention;
   Op norm = f.norm("input_layernorm", ctx.tokens_local(), ctx.model.hidden_size, r.input_norm);
   norm.segment_start = rc.starts_segment;
   ops.push_back(norm);
   if (ctx.model.mla) {
-    append_mla(ops, f, rc);
+    append_mla(ops, f, rc, score_fraction);
   } else {
-    append_gqa(ops, f, r, rc.keep_tail_outputs);
+    append_gqa(ops, f, r, rc.keep_tail_outputs, score_fraction);
   }
 }
 

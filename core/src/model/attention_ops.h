@@ -7,6 +7,9 @@
 
 namespace trainsim {
 
-void append_attention_ops(OpList& ops, const OpFactory& factory, const LayerRecompute& recompute);
+// score_fraction: the share of the causal attention scores the layer computes
+// (1 for full attention, less for a sliding window: model/attention_window.h).
+void append_attention_ops(OpList& ops, const OpFactory& factory, const LayerRecompute& recompute,
+                          double score_fraction = 1.0);
 
 }  // namespace trainsim

@@ -1,5 +1,6 @@
 #include "model/flops.h"
 
+#include "model/attention_window.h"
 #include "model/param_count.h"
 
 namespace trainsim {
@@ -49,8 +50,14 @@ double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
   const double layers = d(m.num_layers);
   const double tokens = sequences * d(seq_len);
   const double logits = 6.0 * h * d(m.vocab_size);
+  // Sliding-window layers count the (query, key) pairs they compute, as
+  // Megatron-Bridge's FLOPs calculator does for gpt-oss (utils/flop_utils.py,
+  // attention_flops_calculator); model/attention_window.h gives the share.
+  const double window_layers = d(num_window_layers(m));
+  const double attention_layers =
+      layers - window_layers + window_layers * window_pair_fraction(m.sliding_window_tokens, seq_len);
   return tokens * (mlp + attention_linear_flops(m) * layers + logits) +
-         sequences * d(seq_len) * d(seq_len) * core_attention_flops(m) * layers;
+         sequences * d(seq_len) * d(seq_len) * core_attention_flops(m) * attention_layers;
 }
 
 double megatron_legacy_flops(const ModelSpec& m, int64_t seq_len, double sequences) {

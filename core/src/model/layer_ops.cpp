@@ -36,8 +36,9 @@ void append_embedding_ops(OpList& ops, const OpFactory& f) {
   ops.push_back(op);
 }
 
-void append_layer_ops(OpList& ops, const OpFactory& f, bool moe_layer, const LayerRecompute& rc) {
-  append_attention_ops(ops, f, rc);
+void append_layer_ops(OpList& ops, const OpFactory& f, bool moe_layer, const LayerRecompute& rc,
+                      double attention_fraction) {
+  append_attention_ops(ops, f, rc, attention_fraction);
   append_mlp_ops(ops, f, moe_layer, rc);
 }
 

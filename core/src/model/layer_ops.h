@@ -14,8 +14,9 @@
 namespace trainsim {
 
 void append_embedding_ops(OpList& ops, const OpFactory& factory);
+// attention_fraction: share of the causal scores the layer's attention computes.
 void append_layer_ops(OpList& ops, const OpFactory& factory, bool moe_layer,
-                      const LayerRecompute& recompute);
+                      const LayerRecompute& recompute, double attention_fraction = 1.0);
 // holds_output_weight: false for a tied output layer on a single stage.
 void append_head_ops(OpList& ops, const OpFactory& factory, bool holds_output_weight);
 

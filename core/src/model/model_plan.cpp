@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "model/attention_window.h"
 #include "model/layer_ops.h"
 #include "model/op_context.h"
 #include "model/param_count.h"
@@ -39,9 +40,10 @@ class PlanBuilder {
       for (int64_t j = i; j < end; ++j) {
         const LayerRecompute& rc = recompute_[static_cast<size_t>(j)];
         const bool moe = is_moe_layer(config_.model, layers.first_layer + j);
+        const bool window = is_window_layer(config_.model, layers.first_layer + j);
         const bool active = rc.active();
         key_ += static_cast<char>('a' + (moe ? 1 : 0) + (active ? 2 : 0) +
-                                  (rc.starts_segment ? 4 : 0));
+                                  (rc.starts_segment ? 4 : 0) + (window ? 8 : 0));
       }
       // Runs of identical layers repeat the previous block without a lookup.
       if (key_ != previous_key) {
@@ -90,9 +92,11 @@ class PlanBuilder {
       append_head_ops(block.ops, factory_, key == "H1");
     } else {
       for (int64_t j = begin; j < end; ++j) {
-        const bool moe = is_moe_layer(config_.model, first_global + (j - begin));
+        const int64_t layer = first_global + (j - begin);
+        const bool moe = is_moe_layer(config_.model, layer);
         block.moe = block.moe || moe;
-        append_layer_ops(block.ops, factory_, moe, recompute_[static_cast<size_t>(j)]);
+        append_layer_ops(block.ops, factory_, moe, recompute_[static_cast<size_t>(j)],
+                         layer_attention_fraction(config_.model, layer, config_.training.seq_len));
       }
       block.num_layers = end - begin;
     }

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Mistral-7B long context (32k) on 4 nodes: tp 4 + sp, cp 4 all-gather, full
-# block recompute of 4 layers per stage, ZeRO-3 through Megatron-FSDP.
+# block recompute of 4 layers per stage, ZeRO-3 through Megatron-FSDP; v0.1's
+# 4096-token sliding window on every layer.
 torchrun --nnodes=4 --nproc_per_node=8 pretrain_gpt.py \
   --num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 \
-  --group-query-attention --num-query-groups 8 \
+  --group-query-attention --num-query-groups 8 --window-size 4096,0 \
   --seq-length 32768 --max-position-embeddings 32768 --position-embedding-type rope \
   --normalization RMSNorm --swiglu --disable-bias-linear --untie-embeddings-and-output-weights \
   --attention-dropout 0.0 --hidden-dropout 0.0 \
