@@ -292,6 +292,26 @@ TEST(PropertyTest, FullRecomputeNeverIncreasesActivationsNorDecreasesStepTime) {
   });
 }
 
+// A sliding window (every layer, or all but every 2nd/3rd) computes a subset of
+// the causal scores: it never slows a step, and it never changes flash-attention
+// memory nor the math-attention memory (the mask is still s x s).
+TEST(PropertyTest, SlidingWindowNeverSlowsAStepNorChangesMemory) {
+  for_each_config([](const json& config, uint64_t seed) {
+    const int64_t seq = config["training"]["seq_len"].get<int64_t>();
+    json windowed = config;
+    windowed["model"]["sliding_window_tokens"] = std::max<int64_t>(1, seq / 4);
+    windowed["model"]["full_attention_every_n_layers"] = static_cast<int64_t>(seed % 3 + 1) % 3;
+    const Estimate a = run(config);
+    const Estimate b = run(windowed);
+    EXPECT_LE(b.time.iteration_s, a.time.iteration_s * (1 + kRel));
+    EXPECT_LE(b.throughput.model_flops_per_step, a.throughput.model_flops_per_step * (1 + kRel));
+    ASSERT_EQ(a.memory.stages.size(), b.memory.stages.size());
+    for (size_t s = 0; s < a.memory.stages.size(); ++s) {
+      EXPECT_TRUE(near(b.memory.stages[s].peak_bytes, a.memory.stages[s].peak_bytes)) << "stage " << s;
+    }
+  });
+}
+
 TEST(PropertyTest, HigherZeroStageNeverIncreasesMemory) {
   for_each_config([](const json& config, uint64_t) {
     const json& base = config;
