@@ -29,6 +29,7 @@ export const MODEL_FIELDS = [
   { key: 'qk_layernorm', label: 'QK layernorm', type: bool, def: false },
   { key: 'sliding_window_tokens', label: 'Sliding window', title: 'tokens each query attends back to (Megatron-LM --window-size W,0); 0 = full causal attention', type: int, def: 0 },
   { key: 'full_attention_every_n_layers', label: 'Full attention every', title: 'every n-th layer attends fully, the others through the window (Megatron-LM --window-attn-skip-freq); 0 = every layer windowed', type: int, def: 0 },
+  { key: 'mtp_num_layers', label: 'MTP layers', title: 'multi-token prediction depth (Megatron-LM --mtp-num-layers; DeepSeek-V3: 1)', type: int, def: 0 },
   { key: 'moe', label: 'Mixture of experts', type: 'section' },
   { key: 'moe.num_experts', label: 'Experts', type: int },
   { key: 'moe.top_k', label: 'Top-k', type: int },

@@ -13,7 +13,8 @@ out=$("$bin" import hf "$data/data/hf/meta-llama-3-70b.json"); rc=$?
 echo "$out" | grep -q '"num_kv_heads":8' || fail "import hf model: $out"
 out=$("$bin" import hf - < "$data/data/hf/deepseek-v3.json"); rc=$?
 [ $rc -eq 0 ] || fail "import hf stdin exit $rc: $out"
-echo "$out" | grep -q 'multi-token-prediction layers are not modelled' || fail "import hf notes: $out"
+echo "$out" | grep -q '"mtp_num_layers":1' || fail "import hf mtp: $out"
+echo "$out" | grep -q 'quantization_config' || fail "import hf notes: $out"
 out=$(echo '{"model_type":"gpt2"}' | "$bin" import hf -); rc=$?
 [ $rc -eq 2 ] || fail "import hf bad exit $rc (want 2): $out"
 echo "$out" | grep -q '"path":"/hf/model_type"' || fail "import hf bad path: $out"

@@ -30,6 +30,7 @@ struct ParamCase {
   double total;   ///< published parameter count
   double tolerance;
   const char* source;
+  int64_t mtp_num_layers = -1;  ///< -1: the preset's; 0: the main model without MTP
 };
 
 const ParamCase kParams[] = {
@@ -38,7 +39,7 @@ const ParamCase kParams[] = {
     {"llama3-70b", 70.554e9, 0.001, "HF meta-llama/Meta-Llama-3-70B: 70,553,706,496"},
     {"llama3-405b", 405.85e9, 0.001, "Llama 3 Herd of Models, Table 3: 405B"},
     {"mixtral-8x7b", 46.70e9, 0.002, "Mistral AI: 46.7B total, 12.9B active"},
-    {"deepseek-v3", 671.0e9, 0.002, "DeepSeek-V3 report: 671B total (without MTP)"},
+    {"deepseek-v3", 671.0e9, 0.002, "DeepSeek-V3 report: 671B total (without MTP)", 0},
     {"qwen3-235b-a22b", 235.0e9, 0.005, "Qwen3 technical report: 235B total, 22B active"},
     {"megatron-1t", 1008.0e9, 0.002, "Narayanan et al. 2021, Table 1: 1008B"},
 };
@@ -53,7 +54,9 @@ class PublishedParamTest : public ::testing::TestWithParam<ParamCase> {};
 
 TEST_P(PublishedParamTest, TotalMatchesThePublishedCount) {
   const ParamCase& c = GetParam();
-  const double total = total_params(preset_model(c.id));
+  ModelSpec model = preset_model(c.id);
+  if (c.mtp_num_layers >= 0) model.mtp_num_layers = c.mtp_num_layers;
+  const double total = total_params(model);
   EXPECT_NEAR(total, c.total, c.tolerance * c.total) << c.source;
 }
 
@@ -82,6 +85,7 @@ struct FlopCase {
   FlopConvention convention;
   double gflops_per_token;
   const char* source;
+  int64_t mtp_num_layers = -1;  ///< -1: the preset's; 0: without MTP
 };
 
 // Megatron-Bridge performance tables: tokens/s vs model TFLOP/s ratios give 51.5 /
@@ -93,13 +97,16 @@ const FlopCase kFlops[] = {
     {"llama3-405b", 8192, FlopConvention::kMegatron, 2524.0, "Megatron-Bridge 25.x tables"},
     {"llama3-8b", 8192, FlopConvention::kMegatronLegacy, 57.9, "Megatron examples/llama"},
     {"llama3-70b", 8192, FlopConvention::kMegatronLegacy, 481.0, "Megatron examples/llama"},
-    {"deepseek-v3", 4096, FlopConvention::kMegatron, 249.7, "Megatron-Bridge DeepSeek-V3 w/o MTP"},
+    {"deepseek-v3", 4096, FlopConvention::kMegatron, 249.7, "Megatron-Bridge DeepSeek-V3 w/o MTP", 0},
+    {"deepseek-v3", 4096, FlopConvention::kMegatron, 260.4, "Megatron-Bridge DeepSeek-V3 w/ MTP (1 layer)"},
 };
 
 TEST(ModelFlopsTest, PerTokenFlopsMatchPublishedConventions) {
   for (const FlopCase& c : kFlops) {
+    ModelSpec model = preset_model(c.id);
+    if (c.mtp_num_layers >= 0) model.mtp_num_layers = c.mtp_num_layers;
     const double per_token =
-        model_flops_per_step(preset_model(c.id), c.seq_len, 1.0, c.convention) /
+        model_flops_per_step(model, c.seq_len, 1.0, c.convention) /
         static_cast<double>(c.seq_len) / 1e9;
     EXPECT_NEAR(per_token, c.gflops_per_token, 0.005 * c.gflops_per_token)
         << c.id << " " << flop_convention_name(c.convention) << " (" << c.source << ")";

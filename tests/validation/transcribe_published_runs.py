@@ -91,8 +91,8 @@ QWEN3_30B_A3B = {
     "moe": {"num_experts": 128, "top_k": 8, "expert_ffn_hidden_size": 768}}
 
 GPT_OSS_120B = {
-    # https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; alternating
-    # sliding-window (128) attention and attention sinks are not modelled (full causal attention).
+    # https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json; attention sinks are
+    # not modelled; the rows are skipped (see skip_reason).
     "name": "gpt-oss-120b", "num_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
     "num_kv_heads": 8, "head_dim": 64, "ffn_hidden_size": 2880, "vocab_size": 201088,
     "activation": "swiglu", "norm": "rmsnorm", "position_embedding": "rope",
@@ -239,9 +239,9 @@ def skip_reason(c, key):
     if c["model"] == "deepseek-v3":
         return ("DeepSeek-V3 recipes use Megatron-Bridge pipeline layouts (pp_layout, the "
                 "embedding, MTP and loss as their own slots) that split 61 layers unevenly over "
-                "virtual chunks, not expressible with num_layers_in_first/last_stage; the rows "
-                "whose TFLOP/token ratio is 260 GF also include the MTP layer, which trainsim "
-                "does not model")
+                "virtual chunks, not expressible with num_layers_in_first/last_stage (trainsim "
+                "models the MTP layer, mtp_num_layers, but places it with the loss on the last "
+                "stage)")
     if c["model"] == "qwen3-30B-A3B":
         return ("host-overhead bound: per token, the 25.11 B200 row (micro-batch 1, 9299 tok/s) "
                 "is 2.6x slower than the GB200 row (micro-batch 4) and 2.9x slower than the 26.02 "
@@ -252,10 +252,10 @@ def skip_reason(c, key):
                 "calibrated presets it predicts these rows 19% (GB200/GB300, micro-batch 4) to "
                 "157% (H100, micro-batch 1-2) too fast")
     if c["model"] == "gpt-oss-120B":
-        return ("gpt-oss attention (learnable-softmax sinks, every other layer a 128-token "
-                "sliding window), its clamped SwiGLU (not fused) and expert biases are kernels "
-                "trainsim does not model (it prices full causal flash attention and a fused "
-                "SwiGLU), and which attention backend ran is not stated (Megatron-Bridge falls "
+        return ("gpt-oss attention sinks (learnable softmax), its clamped SwiGLU (not fused) "
+                "and expert biases are kernels trainsim does not model (it prices flash "
+                "attention, with the 128-token sliding window of every other layer since "
+                "2026-12, and a fused SwiGLU), and which attention backend ran is not stated (Megatron-Bridge falls "
                 "back to unfused MCore attention without TE >= 2.8); with the calibrated presets "
                 "the five rows are predicted 33-79% too fast with full causal flash attention and "
                 "31-62% too slow (B200: 15% too fast) with unfused attention")

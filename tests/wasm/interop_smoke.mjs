@@ -40,7 +40,8 @@ check('importHf gives a model and notes', () => {
   const envelope = JSON.parse(trainsim.importHf(read('tests/data/hf/deepseek-v3.json')));
   assert(envelope.ok, JSON.stringify(envelope));
   assert(envelope.result.model.moe.num_experts === 256, JSON.stringify(envelope.result.model));
-  assert(envelope.result.notes.some((n) => n.includes('multi-token-prediction')), envelope.result.notes.join('; '));
+  assert(envelope.result.model.mtp_num_layers === 1, JSON.stringify(envelope.result.model));
+  assert(envelope.result.notes.some((n) => n.includes('quantization_config')), envelope.result.notes.join('; '));
 });
 
 check('importHf reports bad input with a path', () => {

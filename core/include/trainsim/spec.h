@@ -62,6 +62,11 @@ struct ModelSpec {
   /// Megatron-LM --window-attn-skip-freq N: every N-th layer (1-based) attends fully,
   /// the others use the window; 0 = every layer uses the window.
   int64_t full_attention_every_n_layers = 0;
+  /// Multi-token prediction depth (Megatron-LM --mtp-num-layers; DeepSeek-V3 trains with 1):
+  /// each MTP layer is a transformer layer of the last layer's kind plus two norms and a
+  /// 2h -> h projection on the last pipeline stage, with its own pass through the shared
+  /// output layer and loss.
+  int64_t mtp_num_layers = 0;
   std::optional<MlaSpec> mla;
   std::optional<MoeSpec> moe;
 };

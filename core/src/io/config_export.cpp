@@ -133,7 +133,8 @@ json model_to_json(const ModelSpec& m) {
               {"linear_bias", m.linear_bias},
               {"qk_layernorm", m.qk_layernorm},
               {"sliding_window_tokens", m.sliding_window_tokens},
-              {"full_attention_every_n_layers", m.full_attention_every_n_layers}};
+              {"full_attention_every_n_layers", m.full_attention_every_n_layers},
+              {"mtp_num_layers", m.mtp_num_layers}};
   if (m.mla) {
     out["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},
                   {"kv_lora_rank", m.mla->kv_lora_rank},

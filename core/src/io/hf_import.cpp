@@ -164,9 +164,6 @@ void note_unmodelled(HfReader& r, const Family& f) {
   if (std::string(f.model_type) == "gemma2") {
     r.note("Gemma-2's post-attention and post-feedforward norms are not modelled");
   }
-  if (r.integer("num_nextn_predict_layers", 0, kMaxLayers).value_or(0) > 0) {
-    r.note("num_nextn_predict_layers: multi-token-prediction layers are not modelled");
-  }
   if (r.get("quantization_config") != nullptr) {
     r.note("quantization_config: the checkpoint is quantized; training is estimated in the training dtype");
   }
@@ -209,6 +206,11 @@ json read_model(HfReader& r, const Family& f, const json& document) {
     case MoeKind::kDense: break;
   }
   read_hf_sliding_window(r, f.model_type, m);
+  // DeepSeek-V3's multi-token-prediction modules (modeling_deepseek.py does not
+  // build them; the checkpoint carries them as layers num_hidden_layers..).
+  if (const auto mtp = r.integer("num_nextn_predict_layers", 0, kMaxMtpLayers); mtp && *mtp > 0) {
+    m["mtp_num_layers"] = *mtp;
+  }
   note_unmodelled(r, f);
   return m;
 }

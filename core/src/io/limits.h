@@ -8,6 +8,7 @@
 namespace trainsim::io {
 
 inline constexpr int64_t kMaxLayers = 100'000;
+inline constexpr int64_t kMaxMtpLayers = 64;  // multi-token prediction depth
 inline constexpr int64_t kMaxWidth = int64_t{1} << 24;    // hidden / ffn / head dims
 inline constexpr int64_t kMaxHeads = 1 << 16;
 inline constexpr int64_t kMaxExperts = 1 << 16;

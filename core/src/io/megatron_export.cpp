@@ -70,6 +70,7 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
   a.add_if(!m.tie_embeddings, "--untie-embeddings-and-output-weights");
   a.add_if(!m.linear_bias, "--disable-bias-linear");
   a.add_if(m.qk_layernorm, "--qk-layernorm");
+  if (m.mtp_num_layers > 0) a.add("--mtp-num-layers", m.mtp_num_layers);
   if (m.sliding_window_tokens > 0) {
     a.add("--window-size", str(m.sliding_window_tokens) + ",0");
     if (m.full_attention_every_n_layers > 0) {

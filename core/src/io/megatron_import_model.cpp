@@ -255,9 +255,6 @@ void note_unmodelled(FlagReader& r) {
              ": dropout is not modelled (trainsim assumes none)");
     }
   }
-  if (r.integer("--mtp-num-layers", 0, kMaxLayers).value_or(0) > 0) {
-    r.note("--mtp-num-layers: multi-token-prediction layers are not modelled");
-  }
 }
 
 }  // namespace
@@ -290,6 +287,9 @@ json read_megatron_model(FlagReader& r, int64_t& num_layers) {
   }
   m["qk_layernorm"] = r.flag("--qk-layernorm");
   read_window(r, m, num_layers);
+  if (const auto mtp = r.integer("--mtp-num-layers", 0, kMaxMtpLayers); mtp && *mtp > 0) {
+    m["mtp_num_layers"] = *mtp;
+  }
   read_moe(r, m, num_layers, ffn);
   note_unmodelled(r);
   return m;

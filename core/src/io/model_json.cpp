@@ -98,6 +98,7 @@ void read_model(const nlohmann::json& value, const std::string& path, ModelSpec&
   model.qk_layernorm = r.bool_or("qk_layernorm", false);
   model.sliding_window_tokens = r.int_or("sliding_window_tokens", 0, 0, kMaxSeqLen);
   model.full_attention_every_n_layers = r.int_or("full_attention_every_n_layers", 0, 0, kMaxLayers);
+  model.mtp_num_layers = r.int_or("mtp_num_layers", 0, 0, kMaxMtpLayers);
   if (model.full_attention_every_n_layers > 0 && model.sliding_window_tokens == 0 &&
       r.has("full_attention_every_n_layers")) {
     issues.push_back({r.path_of("full_attention_every_n_layers"),

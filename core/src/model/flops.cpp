@@ -56,7 +56,25 @@ double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
   const double window_layers = d(num_window_layers(m));
   const double attention_layers =
       layers - window_layers + window_layers * window_pair_fraction(m.sliding_window_tokens, seq_len);
-  return tokens * (mlp + attention_linear_flops(m) * layers + logits) +
+  // Multi-token prediction (Megatron-LM training.py num_floating_point_operations,
+  // "MTP norms and proj" and the logits of every MTP layer): each MTP layer adds a
+  // transformer layer of the last layer's kind, its norms and eh_proj, and one more
+  // pass through the output layer.
+  const double mtp = d(m.mtp_num_layers);
+  double mtp_flops = 0.0;  // per token
+  if (m.mtp_num_layers > 0) {
+    const bool moe_last = is_moe_layer(m, m.num_layers - 1);
+    const double mtp_mlp =
+        moe_last ? 2.0 * 3.0 * h *
+                       (glu * d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) +
+                        glu * d(m.moe->shared_expert_ffn_hidden_size))
+                 : 2.0 * 3.0 * h * glu * d(m.ffn_hidden_size);
+    const double mtp_core = d(seq_len) * core_attention_flops(m) *
+                            layer_attention_fraction(m, m.num_layers - 1, seq_len);
+    mtp_flops = mtp * (mtp_mlp + attention_linear_flops(m) + mtp_core +
+                       6.0 * (3.0 * h + 2.0 * h * h) + logits);
+  }
+  return tokens * (mlp + attention_linear_flops(m) * layers + logits + mtp_flops) +
          sequences * d(seq_len) * d(seq_len) * core_attention_flops(m) * attention_layers;
 }
 

@@ -42,6 +42,29 @@ void append_layer_ops(OpList& ops, const OpFactory& f, bool moe_layer, const Lay
   append_mlp_ops(ops, f, moe_layer, rc);
 }
 
+void append_mtp_ops(OpList& ops, const OpFactory& f, bool moe_layer, double attention_fraction,
+                    bool holds_embedding_copy) {
+  const OpContext& ctx = f.ctx();
+  const int64_t h = ctx.model.hidden_size;
+  for (int64_t k = 0; k < ctx.model.mtp_num_layers; ++k) {
+    const size_t embedding = ops.size();
+    append_embedding_ops(ops, f);
+    ops[embedding].name = "mtp.embedding";
+    ops[embedding].dense_params =
+        holds_embedding_copy && k == 0 ? d(ctx.vocab / ctx.tp) * d(h) : 0.0;
+    ops.push_back(f.norm("mtp.enorm", ctx.tokens_local(), h, false));
+    ops.push_back(f.norm("mtp.hnorm", ctx.tokens_local(), h, false));
+    LinearArgs eh;
+    eh.name = "mtp.eh_proj";
+    eh.rows = ctx.tokens_local();
+    eh.in_width = 2 * h;
+    eh.out_width = h / ctx.tp;
+    add_linear(ops, f, eh, false);
+    append_layer_ops(ops, f, moe_layer, LayerRecompute{}, attention_fraction);
+    append_head_ops(ops, f, false);
+  }
+}
+
 void append_head_ops(OpList& ops, const OpFactory& f, bool holds_output_weight) {
   const OpContext& ctx = f.ctx();
   const int64_t h = ctx.model.hidden_size;

@@ -19,5 +19,13 @@ void append_layer_ops(OpList& ops, const OpFactory& factory, bool moe_layer,
                       const LayerRecompute& recompute, double attention_fraction = 1.0);
 // holds_output_weight: false for a tied output layer on a single stage.
 void append_head_ops(OpList& ops, const OpFactory& factory, bool holds_output_weight);
+// The multi-token-prediction layers on the last stage (Megatron-Core
+// multi_token_prediction.py): per layer the embedding lookup of the shifted
+// tokens, enorm and hnorm, eh_proj (2h -> h), one transformer layer of the
+// last decoder layer's kind (moe_layer, attention_fraction), and its own final
+// norm, output layer (shared weight) and loss. holds_embedding_copy: the
+// stage keeps a copy of the word embeddings (param_count.h).
+void append_mtp_ops(OpList& ops, const OpFactory& factory, bool moe_layer,
+                    double attention_fraction, bool holds_embedding_copy);
 
 }  // namespace trainsim

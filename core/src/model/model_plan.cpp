@@ -55,7 +55,13 @@ class PlanBuilder {
     }
     if (head) {
       const bool holds = !config_.model.tie_embeddings || config_.training.parallel.pp > 1;
-      add_run(chunk, block_for(holds ? "H1" : "H0", -1, {}), 1, -1);
+      // "M0"/"M1": the multi-token-prediction layers run in the head block
+      // (1: with their copy of the word embeddings).
+      std::string key = holds ? "H1" : "H0";
+      if (config_.model.mtp_num_layers > 0) {
+        key += mtp_holds_embedding_copy(config_.model, config_.training.parallel.pp) ? "M1" : "M0";
+      }
+      add_run(chunk, block_for(key, -1, {}), 1, -1);
     }
     return chunk;
   }
@@ -70,7 +76,7 @@ class PlanBuilder {
   }
 
   // The block of layers [begin, end) of the current chunk (recompute_ holds
-  // their flags), or the embedding ("E") / head ("H0", "H1").
+  // their flags), or the embedding ("E") / head ("H0", "H1", with MTP "H1M0"...).
   int32_t block_for(const std::string& key, int64_t first_global, int64_t begin = 0,
                     int64_t end = 0) {
     auto& index = cache_ != nullptr ? cache_->ids : index_;
@@ -89,7 +95,15 @@ class PlanBuilder {
     if (key == "E") {
       append_embedding_ops(block.ops, factory_);
     } else if (key[0] == 'H') {
-      append_head_ops(block.ops, factory_, key == "H1");
+      const ModelSpec& m = config_.model;
+      if (m.mtp_num_layers > 0) {
+        const int64_t last = m.num_layers - 1;
+        block.moe = is_moe_layer(m, last);
+        append_mtp_ops(block.ops, factory_, block.moe,
+                       layer_attention_fraction(m, last, config_.training.seq_len),
+                       key.size() > 3 && key[3] == '1');
+      }
+      append_head_ops(block.ops, factory_, key[1] == '1');
     } else {
       for (int64_t j = begin; j < end; ++j) {
         const int64_t layer = first_global + (j - begin);
@@ -122,7 +136,8 @@ ModelPlan build_model_plan(const Config& config, BlockCache* cache) {
   plan.layout = pipeline_layout(config.model.num_layers, p);
   PlanBuilder builder(config, plan, cache);
   plan.stages.resize(plan.layout.size());
-  const int head_weight = !config.model.tie_embeddings || p.pp > 1 ? 2 : 1;
+  const int head_weight = (!config.model.tie_embeddings || p.pp > 1 ? 2 : 1) +
+                          (mtp_holds_embedding_copy(config.model, p.pp) ? 2 : 0);
   for (size_t stage = 0; stage < plan.layout.size(); ++stage) {
     const auto& chunks = plan.layout[stage];
     plan.stages[stage].reserve(chunks.size());

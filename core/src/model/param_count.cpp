@@ -107,6 +107,22 @@ ParamCounts output_params(const ModelSpec& m, int64_t vocab, int64_t pp) {
   return p;
 }
 
+bool mtp_holds_embedding_copy(const ModelSpec& m, int64_t pp) {
+  return m.mtp_num_layers > 0 && pp > 1 && !m.tie_embeddings;
+}
+
+ParamCounts mtp_params(const ModelSpec& m, int64_t vocab, bool embedding_copy) {
+  ParamCounts p;
+  if (m.mtp_num_layers <= 0) return p;
+  const double h = d(m.hidden_size);
+  ParamCounts one = layer_params(m, m.num_layers - 1);
+  one.replicated += 3.0 * norm_params(m, m.hidden_size);  // enorm, hnorm, final_layernorm
+  one.tp_sharded += 2.0 * h * h;                          // eh_proj
+  for (int64_t i = 0; i < m.mtp_num_layers; ++i) p += one;
+  if (embedding_copy) p.tp_sharded += d(vocab) * h;
+  return p;
+}
+
 RankParams stage_rank_params(const ModelSpec& m, const ParallelSpec& parallel,
                              const PipelineLayout& layout, int64_t stage) {
   ParamCounts counts;
@@ -115,7 +131,10 @@ RankParams stage_rank_params(const ModelSpec& m, const ParallelSpec& parallel,
   }
   const int64_t vocab = padded_vocab_size(m, parallel.tp);
   if (stage == 0) counts += embedding_params(m, vocab);
-  if (stage == parallel.pp - 1) counts += output_params(m, vocab, parallel.pp);
+  if (stage == parallel.pp - 1) {
+    counts += output_params(m, vocab, parallel.pp);
+    counts += mtp_params(m, vocab, mtp_holds_embedding_copy(m, parallel.pp));
+  }
   RankParams rank;
   rank.dense = counts.tp_sharded / d(parallel.tp) + counts.replicated;
   rank.expert = counts.expert / d(parallel.ep * parallel.etp);
@@ -126,13 +145,15 @@ double total_params(const ModelSpec& m) {
   ParamCounts counts = embedding_params(m, m.vocab_size);
   for (int64_t i = 0; i < m.num_layers; ++i) counts += layer_params(m, i);
   counts += output_params(m, m.vocab_size, 1);
+  counts += mtp_params(m, m.vocab_size, false);
   return counts.total();
 }
 
 double active_params(const ModelSpec& m) {
   double total = total_params(m);
   if (!m.moe) return total;
-  const int64_t moe_layers = num_moe_layers(m);
+  const int64_t moe_layers =
+      num_moe_layers(m) + (is_moe_layer(m, m.num_layers - 1) ? m.mtp_num_layers : 0);
   const double inactive_experts = d(m.moe->num_experts - m.moe->top_k);
   total -= d(moe_layers) * inactive_experts * mlp_params(m, m.moe->expert_ffn_hidden_size);
   return total;

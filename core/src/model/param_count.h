@@ -41,6 +41,16 @@ ParamCounts embedding_params(const ModelSpec& model, int64_t vocab);
 // Output projection (untied) or 0 (tied with pp == 1), plus the final norm.
 ParamCounts output_params(const ModelSpec& model, int64_t vocab, int64_t pp);
 
+// Multi-token prediction modules (megatron/core/transformer/multi_token_prediction.py,
+// MultiTokenPredictionLayer): per MTP layer enorm, hnorm, eh_proj (2h -> h, column
+// parallel), a transformer layer of the last decoder layer's kind and its final norm;
+// embedding and output layer are shared. `embedding_copy`: the last stage of a
+// pipeline also holds the word embeddings (GPTModel builds the embedding where
+// mtp_process), unless they are tied and already there.
+ParamCounts mtp_params(const ModelSpec& model, int64_t vocab, bool embedding_copy);
+// Whether the last stage keeps an MTP copy of the word embeddings.
+bool mtp_holds_embedding_copy(const ModelSpec& model, int64_t pp);
+
 // Parameters held by one GPU of a stage: (dense elements, expert elements).
 struct RankParams {
   double dense = 0.0;
