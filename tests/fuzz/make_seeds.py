@@ -5,7 +5,8 @@
 
 OUT_DIR/<target>/ gets one file per seed, OUT_DIR/trainsim.dict the JSON keys
 and enum strings. Seeds for estimate_fuzz: every model preset under three
-parallel strategies valid by construction (dense, GQA, MLA, MoE;
+parallel strategies valid by construction (dense, GQA, MLA, MoE; some with a
+sliding window and MTP layers;
 tp/pp/vpp/cp/ep/sp, recompute, ZeRO, dtypes) on the system presets in rotation
 (--all-systems: on every one of them), every bad input pinned in
 tests/config/config_errors_test.cpp (merge patches of the base config in
@@ -149,6 +150,9 @@ def preset_config_seeds(all_systems):
                           "system": {"preset": system, "num_gpus": gpus}}
                 if (i + j) % 3 == 0:  # some with the model written out in full
                     config["model"] = model
+                elif (i + j) % 3 == 1:  # some with a sliding window and MTP layers
+                    config["model"] = {"preset": model_id, "sliding_window_tokens": 1024,
+                                       "full_attention_every_n_layers": 1 + j, "mtp_num_layers": j % 2}
                 seeds.append(("preset-%s-%s-%d" % (model_id, system, j), config))
     return seeds
 
