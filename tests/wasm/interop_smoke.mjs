@@ -1,5 +1,5 @@
 // Node smoke test of the WASM import/export functions the page's dialogs use:
-// importHf, importMegatron, exportMegatron, exportConfig, exportCsv. Each
+// importHf, importMegatron, importSimumax, exportMegatron, exportConfig, exportCsv. Each
 // answers with an envelope, bad input comes back as data, and a Megatron-LM
 // command line survives export -> import.
 //   node tests/wasm/interop_smoke.mjs MODULE.mjs REPO_ROOT
@@ -47,6 +47,21 @@ check('importHf gives a model and notes', () => {
 check('importHf reports bad input with a path', () => {
   const envelope = JSON.parse(trainsim.importHf('{"model_type": "gpt2"}'));
   assert(!envelope.ok && envelope.errors[0].path === '/hf/model_type', JSON.stringify(envelope));
+});
+
+check('importSimumax converts an oracle case, and the config estimates on the converted system', () => {
+  const oracle = JSON.parse(read('tests/validation/data/simumax_a100_oracle.json'));
+  const system = JSON.parse(read('tests/validation/data/a100_pcie_simumax_system.json')).system;
+  const c = oracle.cases[0];
+  const envelope = JSON.parse(trainsim.importSimumax(JSON.stringify(c.simumax_model), JSON.stringify(c.simumax_strategy), ''));
+  assert(envelope.ok, JSON.stringify(envelope).slice(0, 500));
+  const { config } = envelope.result;
+  assert(config.model && config.training && config.system.preset === 'a100-pcie-80gb', JSON.stringify(config).slice(0, 500));
+  config.system = { ...system, num_gpus: config.system.num_gpus };  // the SimuMax system, as converted
+  const estimate = JSON.parse(trainsim.estimate(JSON.stringify(config)));
+  assert(estimate.ok, JSON.stringify(estimate).slice(0, 500));
+  const bad = JSON.parse(trainsim.importSimumax('{"layer_num": "x"}', '{}', ''));
+  assert(!bad.ok && bad.errors.every((e) => typeof e.path === 'string' && e.message), JSON.stringify(bad));
 });
 
 check('importMegatron gives a config for a system preset', () => {
