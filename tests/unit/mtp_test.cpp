@@ -95,6 +95,24 @@ TEST(MtpTest, TheLastStageHoldsTheMtpLayerAndAnEmbeddingCopy) {
   }
 }
 
+// Megatron checkpoints the MTP layer with the model's recompute settings
+// (MultiTokenPredictionLayer._checkpointed_forward): under full recompute the
+// MTP transformer layer keeps only its input, so the MTP adds about half the
+// bytes (its logits and loss, computed outside the checkpoint, stay).
+TEST(MtpTest, FullRecomputeAlsoCheckpointsTheMtpLayer) {
+  auto added = [](const json& recompute) {
+    json without = deepseek(0, 2), with = deepseek(1, 2);
+    without["training"]["recompute"] = recompute;
+    with["training"]["recompute"] = recompute;
+    return testing::estimate_ok(with)["memory"]["stages"][1]["activations_bytes"].get<double>() -
+           testing::estimate_ok(without)["memory"]["stages"][1]["activations_bytes"].get<double>();
+  };
+  const double plain = added({{"granularity", "none"}});
+  const double full = added({{"granularity", "full"}, {"method", "uniform"}, {"num_layers", 1}});
+  EXPECT_GT(full, 0.0);
+  EXPECT_LT(full, 0.6 * plain);
+}
+
 // The MTP layer runs on the last stage only: its forward and backward lengthen
 // the step, and the model FLOPs grow by Megatron's MTP terms.
 TEST(MtpTest, TheMtpLayerLengthensTheStepAndCountsInModelFlops) {

@@ -43,7 +43,7 @@ void append_layer_ops(OpList& ops, const OpFactory& f, bool moe_layer, const Lay
 }
 
 void append_mtp_ops(OpList& ops, const OpFactory& f, bool moe_layer, double attention_fraction,
-                    bool holds_embedding_copy) {
+                    bool holds_embedding_copy, const LayerRecompute& recompute) {
   const OpContext& ctx = f.ctx();
   const int64_t h = ctx.model.hidden_size;
   for (int64_t k = 0; k < ctx.model.mtp_num_layers; ++k) {
@@ -60,7 +60,7 @@ void append_mtp_ops(OpList& ops, const OpFactory& f, bool moe_layer, double atte
     eh.in_width = 2 * h;
     eh.out_width = h / ctx.tp;
     add_linear(ops, f, eh, false);
-    append_layer_ops(ops, f, moe_layer, LayerRecompute{}, attention_fraction);
+    append_layer_ops(ops, f, moe_layer, recompute, attention_fraction);
     append_head_ops(ops, f, false);
   }
 }

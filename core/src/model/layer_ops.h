@@ -22,10 +22,13 @@ void append_head_ops(OpList& ops, const OpFactory& factory, bool holds_output_we
 // The multi-token-prediction layers on the last stage (Megatron-Core
 // multi_token_prediction.py): per layer the embedding lookup of the shifted
 // tokens, enorm and hnorm, eh_proj (2h -> h), one transformer layer of the
-// last decoder layer's kind (moe_layer, attention_fraction), and its own final
-// norm, output layer (shared weight) and loss. holds_embedding_copy: the
-// stage keeps a copy of the word embeddings (param_count.h).
+// last decoder layer's kind (moe_layer, attention_fraction; recomputed as
+// `recompute` says: MultiTokenPredictionLayer._checkpointed_forward follows the
+// model's recompute settings), and its own final norm, output layer (shared
+// weight) and loss. holds_embedding_copy: the stage keeps a copy of the word
+// embeddings (param_count.h).
 void append_mtp_ops(OpList& ops, const OpFactory& factory, bool moe_layer,
-                    double attention_fraction, bool holds_embedding_copy);
+                    double attention_fraction, bool holds_embedding_copy,
+                    const LayerRecompute& recompute);
 
 }  // namespace trainsim

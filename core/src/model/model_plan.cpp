@@ -101,7 +101,8 @@ class PlanBuilder {
         block.moe = is_moe_layer(m, last);
         append_mtp_ops(block.ops, factory_, block.moe,
                        layer_attention_fraction(m, last, config_.training.seq_len),
-                       key.size() > 3 && key[3] == '1');
+                       key.size() > 3 && key[3] == '1',
+                       layer_recompute(config_.training.recompute, 0, 1));
       }
       append_head_ops(block.ops, factory_, key[1] == '1');
     } else {

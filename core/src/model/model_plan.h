@@ -50,7 +50,8 @@ struct ModelPlan {
 // builders read (micro-batch size, seq_len, dtype, tp, cp, ep, etp, sequence
 // parallelism, recompute granularity and modules, kernels, TE version, MoE
 // options), never on pp, vpp, dp, the stage split, the ZeRO stage or the
-// number of micro-batches (those only place and repeat blocks). Whoever reuses
+// number of micro-batches (those only place and repeat blocks; the head block's
+// weights depend on pp and its key says which). Whoever reuses
 // a cache must keep the former fixed. With a cache, a plan's block ids are the
 // cache's and plan.blocks lists every block the cache holds.
 struct BlockCache {
