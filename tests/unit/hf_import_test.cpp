@@ -67,6 +67,12 @@ const HfCase kHfCases[] = {
       "attn_logit_softcapping 50.0: soft-capping is not modelled",
       "final_logit_softcapping 30.0: soft-capping is not modelled",
       "Gemma-2's post-attention and post-feedforward norms are not modelled"}},
+    {"gpt_oss_120b", "gpt-oss-120b.json", "gpt-oss-120b",
+     R"({"num_layers":36,"hidden_size":2880,"num_kv_heads":8,"head_dim":64,"linear_bias":true,
+         "sliding_window_tokens":128,"full_attention_every_n_layers":2,
+         "moe":{"num_experts":128,"top_k":4,"expert_ffn_hidden_size":2880}})",
+     {"gpt-oss attention sinks (a learnable logit per head) are not modelled",
+      "swiglu_limit 7: the clamped SwiGLU is priced as a fused SwiGLU"}},
 };
 
 class HfImportTest : public ::testing::TestWithParam<HfCase> {};
@@ -124,7 +130,7 @@ struct HfBadCase {
 
 const char* const kSupported =
     "supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, deepseek_v2, "
-    "deepseek_v3, gemma, gemma2";
+    "deepseek_v3, gemma, gemma2, gpt_oss";
 
 const HfBadCase kHfBadCases[] = {
     {"not_json", "{", "/hf", "invalid JSON at byte 2"},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
 
 #include "io/json_reader.h"
 #include "io/limits.h"
@@ -42,6 +43,7 @@ const Family kFamilies[] = {
     {"deepseek_v3", "DeepseekV3ForCausalLM", "DeepseekV3Config", MoeKind::kDeepseek, 0, false, false, false, false},
     {"gemma", "GemmaForCausalLM", "GemmaConfig", MoeKind::kDense, 256, true, false, true, false},
     {"gemma2", "Gemma2ForCausalLM", "Gemma2Config", MoeKind::kDense, 256, true, false, true, false},
+    {"gpt_oss", "GptOssForCausalLM", "GptOssConfig", MoeKind::kMixtral, 64, false, false, false, false},
 };
 
 // Keys that cannot change parameter counts, FLOPs or memory: token ids,
@@ -143,7 +145,9 @@ void read_attention(HfReader& r, const Family& f, json& m, int64_t hidden, int64
     }
   }
   const bool attention_bias = r.boolean("attention_bias").value_or(false);
-  const bool mlp_bias = r.boolean("mlp_bias").value_or(false);
+  // gpt-oss experts always carry biases (modeling_gpt_oss.py GptOssExperts).
+  const bool gpt_oss = std::string(f.model_type) == "gpt_oss";
+  const bool mlp_bias = gpt_oss || r.boolean("mlp_bias").value_or(false);
   m["linear_bias"] = attention_bias && mlp_bias;
   if (attention_bias != mlp_bias) {
     r.note(std::string(attention_bias ? "attention_bias" : "mlp_bias") +
@@ -163,6 +167,16 @@ void note_unmodelled(HfReader& r, const Family& f) {
   }
   if (std::string(f.model_type) == "gemma2") {
     r.note("Gemma-2's post-attention and post-feedforward norms are not modelled");
+  }
+  if (std::string(f.model_type) == "gpt_oss") {
+    r.integer("experts_per_token", 1, kMaxExperts);  // the same as num_experts_per_tok
+    r.integer("initial_context_length", 1, kMaxSeqLen);
+    r.note("gpt-oss attention sinks (a learnable logit per head) are not modelled");
+    if (const auto limit = r.number("swiglu_limit")) {
+      std::ostringstream value;
+      value << *limit;
+      r.note("swiglu_limit " + value.str() + ": the clamped SwiGLU is priced as a fused SwiGLU");
+    }
   }
   if (r.get("quantization_config") != nullptr) {
     r.note("quantization_config: the checkpoint is quantized; training is estimated in the training dtype");
