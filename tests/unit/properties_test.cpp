@@ -68,6 +68,7 @@ json random_config(uint64_t seed) {
                 {"tie_embeddings", r.coin(0.3)},
                 {"linear_bias", r.coin(0.2)},
                 {"qk_layernorm", r.coin(0.2)}};
+  if (mla && seed % 3 == 0) model["mtp_num_layers"] = 1;  // from the seed: the draws stay as they were
   if (mla) {
     const int64_t nope = r.pick({64, 128});
     const int64_t rope = r.pick({32, 64});
