@@ -17,6 +17,7 @@
 
 #include "io/hf_import.h"
 #include "io/limits.h"
+#include "model/attention_window.h"
 
 namespace trainsim::io {
 
@@ -34,9 +35,11 @@ std::optional<int64_t> full_every_n(const std::vector<bool>& sliding) {
       break;
     }
   }
+  ModelSpec pattern;  // the layers Megatron would window with this n
+  pattern.sliding_window_tokens = 1;
+  pattern.full_attention_every_n_layers = n;
   for (size_t i = 0; i < sliding.size(); ++i) {
-    const bool expected = n == 0 || (static_cast<int64_t>(i) + 1) % n != 0;
-    if (sliding[i] != expected) return std::nullopt;
+    if (sliding[i] != is_window_layer(pattern, static_cast<int64_t>(i))) return std::nullopt;
   }
   return n;
 }

@@ -229,34 +229,22 @@ std::optional<std::string> ObjectReader::optional_string(const char* key) {
   return value->get<std::string>();
 }
 
-std::optional<size_t> ObjectReader::optional_enum(const char* key,
-                                                  const std::vector<std::string>& allowed) {
-  const auto text = optional_string(key);
-  if (!text) return std::nullopt;
-  for (size_t i = 0; i < allowed.size(); ++i) {
-    if (allowed[i] == *text) return i;
-  }
-  std::string list;
-  for (const auto& option : allowed) list += (list.empty() ? "\"" : ", \"") + option + "\"";
-  add_issue(key, "expected one of " + list + ", got \"" + shorten(*text, 40) + "\"");
-  return std::nullopt;
-}
-
-size_t ObjectReader::enum_or(const char* key, const std::vector<std::string>& allowed,
-                             size_t default_index) {
-  return optional_enum(key, allowed).value_or(default_index);
-}
-
 namespace {
+
+// "\"a\", \"b\", ..." of the first `max_listed` words.
+std::string quoted_list(const std::vector<std::string>& words, size_t max_listed) {
+  std::string list;
+  for (size_t i = 0; i < words.size() && i < max_listed; ++i) {
+    list += (list.empty() ? "\"" : ", \"") + words[i] + "\"";
+  }
+  return list;
+}
 
 // "one of \"a\", \"b\", ..." naming the keys an object accepts (sorted; long
 // lists end with how many more there are).
 std::string expected_keys(const std::vector<std::string>& known) {
   constexpr size_t kMaxListed = 12;
-  std::string list;
-  for (size_t i = 0; i < known.size() && i < kMaxListed; ++i) {
-    list += (list.empty() ? "\"" : ", \"") + known[i] + "\"";
-  }
+  std::string list = quoted_list(known, kMaxListed);
   if (known.size() > kMaxListed) {
     list += " and " + std::to_string(known.size() - kMaxListed) + " more (README: Config reference)";
   }
@@ -264,6 +252,23 @@ std::string expected_keys(const std::vector<std::string>& known) {
 }
 
 }  // namespace
+
+std::optional<size_t> ObjectReader::optional_enum(const char* key,
+                                                  const std::vector<std::string>& allowed) {
+  const auto text = optional_string(key);
+  if (!text) return std::nullopt;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    if (allowed[i] == *text) return i;
+  }
+  add_issue(key, "expected one of " + quoted_list(allowed, allowed.size()) + ", got \"" +
+                     shorten(*text, 40) + "\"");
+  return std::nullopt;
+}
+
+size_t ObjectReader::enum_or(const char* key, const std::vector<std::string>& allowed,
+                             size_t default_index) {
+  return optional_enum(key, allowed).value_or(default_index);
+}
 
 void ObjectReader::finish() {
   if (object_ == nullptr) return;

@@ -2,9 +2,11 @@
 // (arguments.py at core_v0.14.0: _add_network_size_args, _add_moe_args,
 // _add_mla_args, validate_args), each applied with a note.
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "io/limits.h"
 #include "io/megatron_import.h"
@@ -203,19 +205,17 @@ void read_window(FlagReader& r, json& m, int64_t num_layers) {
   for (const char c : *text) {
     if (c != '(' && c != ')' && c != ' ') cleaned += c;
   }
+  // Both halves must be whole integers (as FlagReader::integer reads them).
+  auto whole = [](std::string_view part, int64_t& value) {
+    if (part.size() > 1 && part[0] == '+') part.remove_prefix(1);  // Python's int() takes "+128"
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    return error == std::errc() && end == part.data() + part.size();
+  };
   const size_t comma = cleaned.find(',');
-  long long left = 0, right = 0;
-  size_t used_left = 0, used_right = 0;
-  bool parsed = comma != std::string::npos;
-  try {
-    if (parsed) {
-      left = std::stoll(cleaned.substr(0, comma), &used_left);
-      right = std::stoll(cleaned.substr(comma + 1), &used_right);
-      parsed = used_left == comma && used_right == cleaned.size() - comma - 1;
-    }
-  } catch (const std::exception&) {
-    parsed = false;
-  }
+  int64_t left = 0, right = 0;
+  const bool parsed = comma != std::string::npos &&
+                      whole(std::string_view(cleaned).substr(0, comma), left) &&
+                      whole(std::string_view(cleaned).substr(comma + 1), right);
   if (!parsed || left < -1 || right < -1 || left > kMaxSeqLen) {
     r.error("--window-size", "expected \"LEFT,RIGHT\" such as \"4096,0\" (-1 = unbounded), got \"" +
                                  *text + "\"");

@@ -32,21 +32,21 @@ double core_attention_flops(const ModelSpec& m) {
   return 6.0 * a * d(m.head_dim);
 }
 
+// Per-token MLP FLOPs (2 per multiply-add, x3 for forward and backward) of one dense
+// or MoE layer: the routed experts a token visits plus the shared experts.
+double mlp_flops_per_token(const ModelSpec& m, bool moe_layer) {
+  const double glu = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
+  const double width = moe_layer ? d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) +
+                                       d(m.moe->shared_expert_ffn_hidden_size)
+                                 : d(m.ffn_hidden_size);
+  return 2.0 * 3.0 * d(m.hidden_size) * glu * width;
+}
+
 double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
   const double h = d(m.hidden_size);
-  const double glu = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
-  double mlp = 0.0;  // per token, all layers
-  if (m.moe) {
-    const MoeSpec& e = *m.moe;
-    const double moe_layers = d(num_moe_layers(m));
-    mlp = 2.0 * 3.0 * h *
-          (glu * d(m.ffn_hidden_size) * (d(m.num_layers) - moe_layers) +
-           (glu * d(e.expert_ffn_hidden_size) * d(e.top_k) +
-            glu * d(e.shared_expert_ffn_hidden_size)) *
-               moe_layers);
-  } else {
-    mlp = 2.0 * 3.0 * h * glu * d(m.ffn_hidden_size) * d(m.num_layers);
-  }
+  const double moe_layers = m.moe ? d(num_moe_layers(m)) : 0.0;
+  const double mlp = (d(m.num_layers) - moe_layers) * mlp_flops_per_token(m, false) +
+                     (m.moe ? moe_layers * mlp_flops_per_token(m, true) : 0.0);  // all layers
   const double layers = d(m.num_layers);
   const double tokens = sequences * d(seq_len);
   const double logits = 6.0 * h * d(m.vocab_size);
@@ -63,12 +63,7 @@ double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
   const double mtp = d(m.mtp_num_layers);
   double mtp_flops = 0.0;  // per token
   if (m.mtp_num_layers > 0) {
-    const bool moe_last = is_moe_layer(m, m.num_layers - 1);
-    const double mtp_mlp =
-        moe_last ? 2.0 * 3.0 * h *
-                       (glu * d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) +
-                        glu * d(m.moe->shared_expert_ffn_hidden_size))
-                 : 2.0 * 3.0 * h * glu * d(m.ffn_hidden_size);
+    const double mtp_mlp = mlp_flops_per_token(m, is_moe_layer(m, m.num_layers - 1));
     const double mtp_core = d(seq_len) * core_attention_flops(m) *
                             layer_attention_fraction(m, m.num_layers - 1, seq_len);
     mtp_flops = mtp * (mtp_mlp + attention_linear_flops(m) + mtp_core +

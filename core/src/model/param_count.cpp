@@ -123,6 +123,12 @@ ParamCounts mtp_params(const ModelSpec& m, int64_t vocab, bool embedding_copy) {
   return p;
 }
 
+ParamCounts last_stage_extra_params(const ModelSpec& m, int64_t vocab, int64_t pp) {
+  ParamCounts p = output_params(m, vocab, pp);
+  p += mtp_params(m, vocab, mtp_holds_embedding_copy(m, pp));
+  return p;
+}
+
 RankParams stage_rank_params(const ModelSpec& m, const ParallelSpec& parallel,
                              const PipelineLayout& layout, int64_t stage) {
   ParamCounts counts;
@@ -131,10 +137,7 @@ RankParams stage_rank_params(const ModelSpec& m, const ParallelSpec& parallel,
   }
   const int64_t vocab = padded_vocab_size(m, parallel.tp);
   if (stage == 0) counts += embedding_params(m, vocab);
-  if (stage == parallel.pp - 1) {
-    counts += output_params(m, vocab, parallel.pp);
-    counts += mtp_params(m, vocab, mtp_holds_embedding_copy(m, parallel.pp));
-  }
+  if (stage == parallel.pp - 1) counts += last_stage_extra_params(m, vocab, parallel.pp);
   RankParams rank;
   rank.dense = counts.tp_sharded / d(parallel.tp) + counts.replicated;
   rank.expert = counts.expert / d(parallel.ep * parallel.etp);

@@ -50,6 +50,9 @@ ParamCounts output_params(const ModelSpec& model, int64_t vocab, int64_t pp);
 ParamCounts mtp_params(const ModelSpec& model, int64_t vocab, bool embedding_copy);
 // Whether the last stage keeps an MTP copy of the word embeddings.
 bool mtp_holds_embedding_copy(const ModelSpec& model, int64_t pp);
+// What the last pipeline stage holds besides its layers: the output layer and
+// final norm, and the MTP layers (with their embedding copy).
+ParamCounts last_stage_extra_params(const ModelSpec& model, int64_t vocab, int64_t pp);
 
 // Parameters held by one GPU of a stage: (dense elements, expert elements).
 struct RankParams {

@@ -48,10 +48,7 @@ double StaticMemoryBound::lower_bound_bytes(const Config& config) const {
       counts.expert += end.expert - begin.expert;
     }
     if (stage == 0) counts += embedding_params(model_, vocab);
-    if (stage == p.pp - 1) {
-      counts += output_params(model_, vocab, p.pp);
-      counts += mtp_params(model_, vocab, mtp_holds_embedding_copy(model_, p.pp));
-    }
+    if (stage == p.pp - 1) counts += last_stage_extra_params(model_, vocab, p.pp);
     const RankParams params{counts.tp_sharded / tp + counts.replicated,
                             counts.expert / expert_split};
     const StaticMemory fixed = static_memory(config.training, params, params.dense * weight_bytes,
