@@ -4,12 +4,12 @@
 //                                        -> engine.estimate -> store.result/errors -> views
 //   tabs, pins  -> setView / setPins     -> URL hash (view=, c1=…c4=)
 //   hashchange (back/forward, pasted link) -> decode -> store.spec, view, pins
-// The Search, What-if and Compare runs are in runs.js.
-import { store } from './store.js';
-import { MAX_PINS, decode, encode } from './url.js';
-import { cloneSpec, effectiveSection, fromConfig, toConfig } from './config.js';
-import { figureLabel, scaleSystemPatch } from './system_scale.js';
-import { startRuns } from './runs.js';
+// The Search, What-if and Compare runs are in engine/runs.js.
+import { store } from './state/store.js';
+import { MAX_PINS, decode, encode } from './state/url.js';
+import { cloneSpec, effectiveSection, fromConfig, toConfig } from './state/config.js';
+import { figureLabel, scaleSystemPatch } from './lib/system_scale.js';
+import { startRuns } from './engine/runs.js';
 import * as banner from './views/banner.js';
 import * as tabs from './views/tabs.js';
 import * as toolbar from './views/toolbar.js';

@@ -1,17 +1,17 @@
-// Node-side tests of the page's pure modules (url.js, config.js,
-// format.js): no browser needed. The catalog is read from presets/.
+// Node-side tests of the page's pure modules (state/, engine/ paging,
+// lib/format.js): no browser needed. The catalog is read from presets/.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { decode, encode } from '../../web/url.js';
-import { defaultSpec, fromConfig, toConfig } from '../../web/config.js';
-import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/format.js';
-import { newestWins } from '../../web/engine.js';
-import { pagedSearch, splitPages } from '../../web/engine_search.js';
-import { defaultSearchInputs, parseChoices, parseGpus, searchDocument } from '../../web/search_spec.js';
-import { scaleSystemPatch } from '../../web/system_scale.js';
+import { decode, encode } from '../../web/state/url.js';
+import { defaultSpec, fromConfig, toConfig } from '../../web/state/config.js';
+import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/lib/format.js';
+import { newestWins } from '../../web/engine/client.js';
+import { pagedSearch, splitPages } from '../../web/engine/search_pages.js';
+import { defaultSearchInputs, parseChoices, parseGpus, searchDocument } from '../../web/state/search_spec.js';
+import { scaleSystemPatch } from '../../web/lib/system_scale.js';
 import { randomHashes } from './random_hashes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -28,7 +28,7 @@ export function moduleTests() {
   const catalog = loadCatalog();
   const hasModel = (id) => catalog.models.some((p) => p.id === id);
 
-  describe('url.js and config.js', () => {
+  describe('state/url.js and state/config.js', () => {
     it('encodes the default view compactly', () => {
       const spec = defaultSpec(catalog);
       const model = hasModel('llama3-70b') ? 'llama3-70b' : catalog.models[0].id;
@@ -114,7 +114,7 @@ export function moduleTests() {
     });
   });
 
-  describe('url.js: tab and pinned configs', () => {
+  describe('state/url.js: tab and pinned configs', () => {
     it('keeps the open tab and up to four pinned configs in the link, and reads links without them as before', () => {
       const a = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=16&seq=4096&mbs=1&gbs=64&tp=2&sp=1&pp=2&te=2.11&m.num_layers=24', catalog).state;
       const b = defaultSpec(catalog);
@@ -138,7 +138,7 @@ export function moduleTests() {
     });
   });
 
-  describe('search_spec.js and system_scale.js', () => {
+  describe('state/search_spec.js and lib/system_scale.js', () => {
     it('reads degree lists and GPU counts', () => {
       assert.equal(parseChoices(''), undefined);
       assert.equal(parseChoices('any'), undefined);
@@ -182,7 +182,7 @@ export function moduleTests() {
     });
   });
 
-  describe('engine_search.js', () => {
+  describe('engine/search_pages.js', () => {
     // A fake engine: `total` candidates, pages answer after `delay` ms.
     const fakeCalls = (total, log, delay = 1) => [0, 1, 2].map((worker) => async (op, arg) => {
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -239,7 +239,7 @@ export function moduleTests() {
     });
   });
 
-  describe('engine.js', () => {
+  describe('engine/client.js', () => {
     it('keeps one request in flight and lets the newest pending one win', async () => {
       const calls = [];
       const release = [];
@@ -260,7 +260,7 @@ export function moduleTests() {
     });
   });
 
-  describe('format.js', () => {
+  describe('lib/format.js', () => {
     it('formats the core SI values in human units', () => {
       assert.equal(formatBytes(80 * 1024 ** 3), '80.0 GiB');
       assert.equal(formatBytes(3410804736), '3.18 GiB');

@@ -3,9 +3,10 @@
 // renders values, preset overrides and errors from the store. An error is
 // shown next to the field its path names (longest matching prefix), or in
 // the list at the top when no field matches.
-import { h } from '../dom.js';
-import { CUSTOM_MODEL, FIELDS, TRAINING_GROUPS, clip, fieldByKey, formatText, parseText } from '../fields.js';
-import { cloneSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../config.js';
+import { h } from '../lib/dom.js';
+import { CUSTOM_MODEL, FIELDS, TRAINING_GROUPS, fieldByKey, formatText, parseText } from '../state/fields.js';
+import { clip } from '../lib/format.js';
+import { cloneSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../state/config.js';
 
 const MODEL_MAIN = ['num_layers', 'hidden_size', 'num_attention_heads', 'num_kv_heads', 'head_dim', 'ffn_hidden_size', 'vocab_size'];
 const SYSTEM_MAIN = ['num_gpus', 'gpus_per_node', 'gpu.hbm_capacity_gib'];

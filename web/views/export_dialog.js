@@ -2,11 +2,11 @@
 // button), as trainsim JSON (as given, or canonical with every default
 // written), its results as JSON and CSV, the search's ranked plans as JSON
 // and CSV, and every chart on the page as SVG or PNG.
-import { h } from '../dom.js';
-import { clip } from '../fields.js';
-import { toConfig } from '../config.js';
-import { saveBlob, saveText } from '../download.js';
-import { pngBlob, svgText } from '../chart_export.js';
+import { h } from '../lib/dom.js';
+import { clip } from '../lib/format.js';
+import { toConfig } from '../state/config.js';
+import { saveBlob, saveText } from '../lib/download.js';
+import { pngBlob, svgText } from '../lib/chart_export.js';
 import { recomputeLabel } from './search_results.js';
 
 // Charts the page can draw, by the id of the element that holds the SVG.

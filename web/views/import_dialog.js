@@ -4,9 +4,9 @@
 // trainsim config. The core's importers do the reading (engine.run); the
 // dialog shows their notes, and their errors by path. A good import goes
 // straight into the calculator.
-import { h } from '../dom.js';
-import { clip } from '../fields.js';
-import { toConfig } from '../config.js';
+import { h } from '../lib/dom.js';
+import { clip } from '../lib/format.js';
+import { toConfig } from '../state/config.js';
 
 const KINDS = [
   { id: 'megatron', label: 'Megatron-LM', hint: 'A pretrain_gpt.py command line or a launch script with its flags.' },

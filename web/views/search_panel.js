@@ -1,9 +1,9 @@
 // The Search tab's form: what to search (the calculator's model and system,
 // GPU counts, batch, constraints), Run and Cancel, and the progress bar.
 // The inputs live in the store (searchInputs); the run goes through
-// actions.runSearch / actions.cancelSearch (runs.js).
-import { h } from '../dom.js';
-import { DEGREES, RECOMPUTE_MODES, searchDocument } from '../search_spec.js';
+// actions.runSearch / actions.cancelSearch (engine/runs.js).
+import { h } from '../lib/dom.js';
+import { DEGREES, RECOMPUTE_MODES, searchDocument } from '../state/search_spec.js';
 
 function presetLabel(catalog, kind, spec) {
   const id = spec[kind].preset;

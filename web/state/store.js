@@ -22,7 +22,7 @@ export function createStore(initial) {
 }
 
 // The page's store, shared by main.js and the views (and reachable from the
-// browser tests through `import('./store.js')`).
+// browser tests through `import('./state/store.js')`).
 export const store = createStore({
   catalog: null,      // {version, models: [{id, label, doc}], systems: [...]}
   spec: null,         // see config.js
@@ -35,7 +35,7 @@ export const store = createStore({
   pins: [],           // pinned specs for Compare (in the URL), at most 4
   pinResults: [],     // their estimate envelopes (null while computing), in pin order
   searchInputs: defaultSearchInputs(),  // the Search tab's form (search_spec.js)
-  search: { status: 'idle' },  // {status, done, total, document, envelope, elapsedMs} (runs.js)
+  search: { status: 'idle' },  // {status, done, total, document, envelope, elapsedMs} (engine/runs.js)
   searchSystem: null, // {label, patch}: a scaled system for the next search (from What-if)
   whatif: { status: 'idle' },  // {status, result, errors, spec}
 });

@@ -2,6 +2,7 @@
 // field names its key (dotted for nested objects), its URL short name, its
 // type and the core's default (shown in the form; the core stays the judge:
 // see core/src/io/{model,training,system}_json.cpp).
+import { clip } from '../lib/format.js';
 
 const int = 'int';
 const num = 'number';
@@ -194,9 +195,4 @@ export function acceptsJson(field, value) {
     case list: return Array.isArray(value) && value.length > 0 && value.every((v) => field.values.includes(v));
     default: return false;
   }
-}
-
-export function clip(text, max = 40) {
-  const s = String(text);
-  return s.length > max ? `${s.slice(0, max)}…` : s;
 }

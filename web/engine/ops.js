@@ -42,7 +42,7 @@ function catalog(module) {
   return { version: module.version(), models: load(listing.result.models), systems: load(listing.result.systems) };
 }
 
-// One page of a search (engine_search.js): {text, offset, limit} ->
+// One page of a search (search_pages.js): {text, offset, limit} ->
 // {ok, end, candidates, text: the page's envelope, for the merge}, or the
 // error envelope.
 function searchPage(module, { text, offset, limit }) {

@@ -1,7 +1,7 @@
 // The Web Worker that runs the WASM core, so the page never blocks on it.
 // Messages in: {id, op, arg}; out: {id, ok, value} or {id, ok: false, error}.
-import createTrainsim from './trainsim_web.mjs';
-import { runOp } from './engine_ops.js';
+import createTrainsim from '../trainsim_web.mjs';
+import { runOp } from './ops.js';
 
 let ready = createTrainsim();
 

@@ -7,9 +7,9 @@
 //                                fields as key:value pairs joined by ';'
 //                                (c1=m:llama3-8b;s:h100-sxm-80gb;n:8;tp:2…)
 // decode() never throws: it keeps every field it can read and names the rest.
-import { CUSTOM_MODEL, FIELDS, clip, formatText, parseText } from './fields.js';
+import { CUSTOM_MODEL, FIELDS, formatText, parseText } from './fields.js';
 import { baseSpec, defaultSpec, presetValue, DEFAULT_TOKENS } from './config.js';
-import { compactCount, parseCount } from './format.js';
+import { clip, compactCount, parseCount } from '../lib/format.js';
 
 export const HASH_VERSION = 1;
 const MAX_HASH_CHARS = 8000;

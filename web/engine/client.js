@@ -1,15 +1,15 @@
 // The page's handle on the core. The WASM module runs in a Worker
-// (engine_worker.js); if module workers are unavailable it runs in the page.
+// (worker.js); if module workers are unavailable it runs in the page.
 // estimate() and whatif() keep at most one request in flight and one
 // pending: a newer request replaces the pending one, and a result that a
 // newer request has overtaken resolves as {superseded: true} (the newest
-// request wins). search is paged (engine_search.js); run() is for one-off
+// request wins). search is paged (search_pages.js); run() is for one-off
 // calls (imports, exports, pinned configs).
-import { runOp } from './engine_ops.js';
-import { pagedSearch } from './engine_search.js';
+import { runOp } from './ops.js';
+import { pagedSearch } from './search_pages.js';
 
 function workerBackend() {
-  const worker = new Worker(new URL('./engine_worker.js', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const waiting = new Map();
   let nextId = 1;
   let broken = null;
@@ -40,7 +40,7 @@ function workerBackend() {
 }
 
 function inPageBackend() {
-  const module = import('./trainsim_web.mjs').then((m) => m.default());
+  const module = import('../trainsim_web.mjs').then((m) => m.default());
   return async (op, arg) => runOp(await module, op, arg);
 }
 
