@@ -65,7 +65,7 @@ export function mount(root, store, actions) {
   const download = h('div', { class: 'export-buttons' },
     button('export-config-json', 'Config (JSON)', () => saveText(`${JSON.stringify(config(), null, 2)}\n`, 'trainsim-config.json', 'application/json')),
     button('export-canonical-json', 'Canonical config (JSON, every default)', async () => {
-      const envelope = await actions.engine('exportConfig', JSON.stringify(config()));
+      const envelope = await actions.engine('export_config', JSON.stringify(config()));
       if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
       saveText(`${JSON.stringify(envelope.result.config, null, 2)}\n`, 'trainsim-config-canonical.json', 'application/json');
     }),
@@ -75,7 +75,7 @@ export function mount(root, store, actions) {
       saveText(`${JSON.stringify({ config: config(), result: state.result }, null, 2)}\n`, 'trainsim-result.json', 'application/json');
     }),
     button('export-result-csv', 'Result (CSV)', async () => {
-      const envelope = await actions.engine('exportCsv', JSON.stringify(config()));
+      const envelope = await actions.engine('export_csv', JSON.stringify(config()));
       if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
       saveText(envelope.result.csv, 'trainsim-result.csv', 'text/csv');
     }));
@@ -102,7 +102,7 @@ export function mount(root, store, actions) {
     megatronText.value = '…';
     let envelope;
     try {
-      envelope = await actions.engine('exportMegatron', JSON.stringify(config()));
+      envelope = await actions.engine('export_megatron', JSON.stringify(config()));
     } catch (error) {
       envelope = { ok: false, errors: [{ path: '', message: error.message }] };
     }

@@ -92,15 +92,15 @@ export function mount(root, store, actions) {
       }
       envelope = { ok: true, result: { config: document, notes: [] } };
     } else if (kind === 'megatron') {
-      envelope = await actions.engine('importMegatron', { args: megatron.text.value, system: systemSelect.value });
+      envelope = await actions.engine('import_megatron', JSON.stringify({ args: megatron.text.value, system: systemSelect.value }));
     } else if (kind === 'hf') {
-      envelope = await actions.engine('importHf', hf.text.value);
+      envelope = await actions.engine('import_hf', hf.text.value);
       if (envelope.ok) {
         const current = toConfig(state.spec);
         envelope.result.config = { model: envelope.result.model, training: current.training, system: current.system };
       }
     } else {
-      envelope = await actions.engine('importSimumax', { model: simModel.text.value, strategy: simStrategy.text.value, system: simSystem.text.value });
+      envelope = await actions.engine('import_simumax', JSON.stringify({ model: simModel.text.value, strategy: simStrategy.text.value, system: simSystem.text.value }));
     }
     if (!envelope.ok) {
       const errors = (envelope.errors ?? []).map((e) => `${e.path || '(document)'}: ${e.message}`);

@@ -4,7 +4,7 @@
 // one figure scaled. The run itself is actions.runWhatif (engine/runs.js).
 import { h, s } from '../lib/dom.js';
 import { clip, formatPercent, formatSeconds } from '../lib/format.js';
-import { figureLabel } from '../lib/system_scale.js';
+import { figureLabel } from '../state/fields.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 import { chartWidth, onResize } from '../lib/axis.js';
 
