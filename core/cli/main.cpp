@@ -67,16 +67,24 @@ std::string json_string(const std::string& text) {
   return out + "\"";
 }
 
-int emit(const std::string& envelope) {
-  std::cout << envelope << "\n";
-  if (envelope.find("\"ok\":true") != std::string::npos) return 0;
-  if (envelope.find("\"internal\":true") != std::string::npos) return 3;
-  return 2;
+// Prints the envelope; the exit code follows its status.
+int emit(const trainsim::ApiResult& result) {
+  std::cout << result.envelope << "\n";
+  if (result.ok) return 0;
+  return result.internal ? 3 : 2;
 }
 
 int file_error(const std::string& path_in_args, const std::string& message) {
-  return emit("{\"schema_version\":1,\"ok\":false,\"errors\":[{\"path\":" +
-              json_string(path_in_args) + ",\"message\":" + json_string(message) + "}]}");
+  return emit({"{\"schema_version\":1,\"ok\":false,\"errors\":[{\"path\":" +
+                   json_string(path_in_args) + ",\"message\":" + json_string(message) + "}]}",
+               false, false});
+}
+
+// An op input made of named texts ({"args": "...", "system": "..."}).
+std::string texts_document(const std::map<std::string, std::string>& texts) {
+  nlohmann::json document = nlohmann::json::object();
+  for (const auto& [key, text] : texts) document[key] = text;
+  return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 int usage_error(const std::string& message) {
@@ -102,7 +110,7 @@ int run_import_simumax(const std::vector<std::string>& args) {
     std::string error;
     if (!read_input(path, texts[kind], error)) return file_error("--" + kind, error);
   }
-  return emit(trainsim::import_simumax_json(texts["model"], texts["strategy"], texts["system"]));
+  return emit(trainsim::call("import_simumax", texts_document(texts)));
 }
 
 int run_import_text(const std::string& kind, const std::vector<std::string>& args) {
@@ -115,8 +123,9 @@ int run_import_text(const std::string& kind, const std::vector<std::string>& arg
   std::string text;
   std::string error;
   if (!read_input(args[0], text, error)) return file_error("", error);
-  return emit(megatron ? trainsim::import_megatron_json(text, with_system ? args[2] : "")
-                       : trainsim::import_hf_json(text));
+  if (!megatron) return emit(trainsim::call("import_hf", text));
+  return emit(trainsim::call("import_megatron",
+                             texts_document({{"args", text}, {"system", with_system ? args[2] : ""}})));
 }
 
 // --raw prints the payload itself (command, config, CSV) when the export succeeded.
@@ -130,12 +139,10 @@ int run_export(const std::vector<std::string>& args) {
   std::string text;
   std::string error;
   if (!read_input(args[1], text, error)) return file_error("", error);
-  const std::string envelope = format == "megatron" ? trainsim::export_megatron_json(text)
-                               : format == "json"   ? trainsim::export_config_json(text)
-                                                    : trainsim::export_csv_json(text);
-  const auto parsed = nlohmann::json::parse(envelope);
-  if (!raw || !parsed.value("ok", false)) return emit(envelope);
-  const auto& result = parsed["result"];
+  const trainsim::ApiResult envelope = trainsim::call(
+      format == "megatron" ? "export_megatron" : format == "json" ? "export_config" : "export_csv", text);
+  if (!raw || !envelope.ok) return emit(envelope);
+  const auto result = nlohmann::json::parse(envelope.envelope)["result"];
   std::cout << (format == "megatron" ? result["command"].get<std::string>()
                 : format == "json"   ? result["config"].dump(2) + "\n"
                                      : result["csv"].get<std::string>());
@@ -160,18 +167,18 @@ int main(int argc, char** argv) {
     std::string text;
     std::string error;
     if (!read_input(args[1], text, error)) return file_error("", error);
-    return emit(trainsim::estimate_json(text));
+    return emit(trainsim::call("estimate", text));
   }
   if (command == "search" || command == "whatif") {
     if (args.size() != 2) return usage_error(command + " takes one JSON file (or '-')");
     std::string text;
     std::string error;
     if (!read_input(args[1], text, error)) return file_error("", error);
-    return emit(command == "search" ? trainsim::search_json(text) : trainsim::whatif_json(text));
+    return emit(trainsim::call(command, text));
   }
   if (command == "presets") {
     if (args.size() > 2) return usage_error("presets takes at most one ID");
-    return emit(args.size() == 2 ? trainsim::preset_json(args[1]) : trainsim::presets_json());
+    return emit(args.size() == 2 ? trainsim::call("preset", args[1]) : trainsim::call("presets", ""));
   }
   if (command == "import") {
     if (args.size() >= 2 && (args[1] == "hf" || args[1] == "megatron")) {

@@ -13,6 +13,9 @@
 
 namespace trainsim {
 
+/// Version of the JSON documents (configs, results, envelopes).
+inline constexpr int kSchemaVersion = 1;
+
 enum class Activation { kSwiglu, kGelu };
 enum class Norm { kRmsNorm, kLayerNorm };
 enum class PositionEmbedding { kRope, kLearned };

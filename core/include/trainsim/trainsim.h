@@ -14,7 +14,25 @@
 
 namespace trainsim {
 
-inline constexpr int kSchemaVersion = 1;
+/// What call() returns: the envelope and its status, so that no caller has to
+/// read the status back out of the text.
+struct ApiResult {
+  std::string envelope;
+  bool ok = false;        ///< "ok": true
+  bool internal = false;  ///< a bug inside trainsim ("internal": true); never bad input
+};
+
+/// Runs one operation on its text input. Ops (README "API"): estimate, presets,
+/// preset (the id as raw text), schema, import_hf, import_megatron
+/// ({"args": "<script>", "system": "<preset id or empty>"}), import_simumax
+/// ({"model": "<text>", "strategy": "<text>", "system": "<text or empty>"}),
+/// export_megatron, export_config, export_csv, search, search_merge, whatif,
+/// scale_system ({"system": <object or id>, "figure": "<figure>", "factor": <number>}).
+/// An unknown op is an error envelope with path "". Never throws.
+ApiResult call(std::string_view op, std::string_view input);
+
+/// call(op, input).envelope: the WASM module's one entry point.
+std::string call_json(std::string_view op, std::string_view input);
 
 /// Parses, validates and estimates one configuration document.
 /// Example: estimate_json(R"({"model":"llama3-8b","training":{...},"system":"h100-sxm-80gb"})")

@@ -66,6 +66,22 @@ std::string number_overflow_message(const nlohmann::json::out_of_range& error) {
   return "invalid JSON: " + shorten(what, 80) + " (numbers must be within the range of a double)";
 }
 
+bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,
+                    Issues& issues) {
+  try {
+    out = nlohmann::json::parse(text.begin(), text.end());
+    return true;
+  } catch (const nlohmann::json::parse_error& error) {
+    std::string what = error.what();
+    const auto at = what.find("parse error");
+    if (at != std::string::npos) what = what.substr(at);
+    issues.push_back({path, "invalid JSON at byte " + std::to_string(error.byte) + ": " + what});
+  } catch (const nlohmann::json::out_of_range& error) {
+    issues.push_back({path, number_overflow_message(error)});
+  }
+  return false;
+}
+
 std::string json_pointer_escape(const std::string& key) {
   std::string out;
   for (char c : key) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,11 @@ std::string describe_json_value(const nlohmann::json& value);
 // throws out_of_range for it, not parse_error, so every parse site catches both.
 std::string number_overflow_message(const nlohmann::json::out_of_range& error);
 std::string json_pointer_escape(const std::string& key);
+
+// Parses a whole document into `out`. Bad JSON (a syntax error, or a number
+// beyond double range) becomes one issue at `path`: "invalid JSON at byte N: ...".
+bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,
+                    Issues& issues);
 
 class ObjectReader {
  public:

@@ -44,10 +44,12 @@ std::vector<int64_t> read_int_choices(ObjectReader& r, const char* key, int64_t 
 // The config document (accepted by estimate_json) of one candidate.
 nlohmann::json candidate_config_json(const SearchRequest& request, const Candidate& candidate);
 
-std::string search_envelope(const SearchRequest& request, const SearchOutcome& outcome);
+// The result object of a search (README "Search and what-if").
+nlohmann::json search_result_json(const SearchRequest& request, const SearchOutcome& outcome);
 
 // {"pages": [result, ...]}: the results of a search run page by page (same
 // document, consecutive pages) merged into the result of one run.
-std::string merge_search_pages_envelope(std::string_view text);
+// Null with issues when the pages are not one search's consecutive pages.
+nlohmann::json merge_search_pages(std::string_view text, Issues& issues);
 
 }  // namespace trainsim::io

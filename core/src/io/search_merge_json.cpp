@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "io/json_reader.h"
-#include "io/result_json.h"
 #include "io/search_json.h"
 
 namespace trainsim::io {
@@ -140,21 +139,16 @@ Json merged_entries(const Json& pages, const char* list, std::optional<int64_t> 
 
 }  // namespace
 
-std::string merge_search_pages_envelope(std::string_view text) {
+Json merge_search_pages(std::string_view text, Issues& issues) {
   Json document;
-  try {
-    document = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& error) {
-    return errors_envelope({{"", json_parse_error_message(error)}});
-  }
-  Issues issues;
+  if (!parse_document(text, "", document, issues)) return nullptr;
   ObjectReader r(document, "", issues);
   const Json* pages = r.raw("pages");
   r.finish();
   if (r.ok() && (pages == nullptr || !pages->is_array() || pages->empty())) {
     issues.push_back({"/pages", "expected a non-empty array of search results"});
   }
-  if (!issues.empty()) return errors_envelope(issues);
+  if (!issues.empty()) return nullptr;
   Json results = Json::array();
   for (size_t i = 0; i < pages->size(); ++i) {
     const Json& page = (*pages)[i];
@@ -163,7 +157,7 @@ std::string merge_search_pages_envelope(std::string_view text) {
     check_page(results.back(), "/pages/" + std::to_string(i), issues);
   }
   if (issues.empty()) check_consistent(results, issues);
-  if (!issues.empty()) return errors_envelope(issues);
+  if (!issues.empty()) return nullptr;
   Json merged = results[0];
   const SearchObjective objective = merged["objective"] == "step_time"
                                         ? SearchObjective::kStepTime
@@ -181,7 +175,7 @@ std::string merge_search_pages_envelope(std::string_view text) {
   } else {
     merged.erase("points");
   }
-  return result_envelope(merged);
+  return merged;
 }
 
 }  // namespace trainsim::io

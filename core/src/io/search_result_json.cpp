@@ -82,7 +82,7 @@ Json candidate_config_json(const SearchRequest& request, const Candidate& c) {
   return {{"model", request.model}, {"training", training}, {"system", system}};
 }
 
-std::string search_envelope(const SearchRequest& request, const SearchOutcome& outcome) {
+Json search_result_json(const SearchRequest& request, const SearchOutcome& outcome) {
   Json top = Json::array();
   for (size_t i = 0; i < outcome.top.size(); ++i) {
     Json entry = entry_json(request, outcome.top[i]);
@@ -104,7 +104,7 @@ std::string search_envelope(const SearchRequest& request, const SearchOutcome& o
                  {"top", top},
                  {"pareto", pareto}};
   if (request.include_points) result["points"] = points_json(outcome.feasible);
-  return result_envelope(result);
+  return result;
 }
 
 }  // namespace trainsim::io

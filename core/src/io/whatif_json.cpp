@@ -98,8 +98,7 @@ Json sensitivity_json(const Sensitivity& s, const std::vector<double>& factors) 
 
 }  // namespace
 
-std::string whatif_envelope(std::string_view text) {
-  Issues issues;
+Json whatif_result(std::string_view text, Issues& issues) {
   Json document = Json::parse(text.begin(), text.end(), nullptr, false);
   std::string config_text(text);
   WhatIfRequest request;
@@ -112,9 +111,8 @@ std::string whatif_envelope(std::string_view text) {
   Issues config_issues;
   parse_config(config_text, config, config_issues);
   issues.insert(issues.begin(), config_issues.begin(), config_issues.end());
-  if (!issues.empty()) return errors_envelope(issues);
-  return result_envelope(
-      sensitivity_json(sensitivity(config, request.factors, request.figures), request.factors));
+  if (!issues.empty()) return nullptr;
+  return sensitivity_json(sensitivity(config, request.factors, request.figures), request.factors);
 }
 
 }  // namespace trainsim::io

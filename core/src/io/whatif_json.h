@@ -2,11 +2,15 @@
 // takes) with an optional top-level "whatif": {"factors": [...], "figures": [...]}.
 #pragma once
 
-#include <string>
+#include <nlohmann/json.hpp>
+
 #include <string_view>
+
+#include "trainsim/issue.h"
 
 namespace trainsim::io {
 
-std::string whatif_envelope(std::string_view text);
+// The what-if result, or null with issues (config issues first).
+nlohmann::json whatif_result(std::string_view text, Issues& issues);
 
 }  // namespace trainsim::io

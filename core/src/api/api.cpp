@@ -1,0 +1,96 @@
+// The API's one table of operations and the public entry points of
+// trainsim.h. The CLI and the WASM module call call(op, input); the named
+// functions are the same operations for C++ callers. Every path runs inside
+// guarded(), the one catch-all.
+#include <array>
+
+#include "api/envelope.h"
+#include "api/guarded.h"
+#include "api/ops.h"
+#include "io/config_json.h"
+#include "trainsim/trainsim.h"
+#include "validate.h"
+
+namespace trainsim {
+namespace {
+
+struct Op {
+  std::string_view name;
+  ApiResult (*run)(std::string_view input);
+};
+
+// Adding an operation: write it (api/*_ops.cpp) and add its row here.
+constexpr std::array kOps = {
+    Op{"estimate", &api::estimate},
+    Op{"presets", &api::presets},
+    Op{"preset", &api::preset},
+    Op{"import_hf", &api::import_hf},
+    Op{"import_megatron", &api::import_megatron_document},
+    Op{"import_simumax", &api::import_simumax_document},
+    Op{"export_megatron", &api::export_megatron},
+    Op{"export_config", &api::export_config},
+    Op{"export_csv", &api::export_csv},
+    Op{"search", &api::search},
+    Op{"search_merge", &api::search_merge},
+    Op{"whatif", &api::whatif},
+    Op{"scale_system", &api::scale_system},
+};
+
+ApiResult unknown_op(std::string_view op) {
+  std::string names;
+  for (const Op& known : kOps) names += (names.empty() ? "\"" : ", \"") + std::string(known.name) + "\"";
+  return api::error_envelope(
+      {{"", "unknown operation \"" + std::string(op) + "\"; expected one of " + names}});
+}
+
+}  // namespace
+
+ApiResult call(std::string_view op, std::string_view input) {
+  return api::guarded([&] {
+    for (const Op& known : kOps) {
+      if (known.name == op) return known.run(input);
+    }
+    return unknown_op(op);
+  });
+}
+
+std::string call_json(std::string_view op, std::string_view input) {
+  return call(op, input).envelope;
+}
+
+std::string estimate_json(std::string_view config_text) { return call("estimate", config_text).envelope; }
+std::string presets_json() { return call("presets", "").envelope; }
+std::string preset_json(std::string_view id) { return call("preset", id).envelope; }
+std::string import_hf_json(std::string_view text) { return call("import_hf", text).envelope; }
+std::string export_megatron_json(std::string_view text) { return call("export_megatron", text).envelope; }
+std::string export_config_json(std::string_view text) { return call("export_config", text).envelope; }
+std::string export_csv_json(std::string_view text) { return call("export_csv", text).envelope; }
+std::string search_json(std::string_view text) { return call("search", text).envelope; }
+std::string search_merge_json(std::string_view text) { return call("search_merge", text).envelope; }
+std::string whatif_json(std::string_view text) { return call("whatif", text).envelope; }
+
+std::string import_megatron_json(std::string_view args_text, std::string_view system_preset) {
+  return api::guarded([&] { return api::import_megatron(args_text, system_preset); }).envelope;
+}
+
+std::string import_simumax_json(std::string_view model_text, std::string_view strategy_text,
+                                std::string_view system_text) {
+  return api::guarded([&] {
+           return api::import_simumax(model_text, strategy_text, system_text);
+         }).envelope;
+}
+
+std::string version() { return "0.1.0"; }
+
+bool parse_config(std::string_view config_text, Config& config, Issues& issues) {
+  if (!io::read_config(config_text, config, issues)) return false;
+  Issues cross = validate(config);
+  issues.insert(issues.end(), cross.begin(), cross.end());
+  return issues.empty();
+}
+
+std::string internal_error_json(std::string_view what) {
+  return api::internal_error_envelope(what).envelope;
+}
+
+}  // namespace trainsim

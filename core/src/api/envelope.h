@@ -1,0 +1,24 @@
+// The envelopes every operation returns, with their status (ApiResult), so
+// that callers never read the status back out of the text.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "trainsim/issue.h"
+#include "trainsim/trainsim.h"
+
+namespace trainsim::api {
+
+// {"ok":true,"result":...,"schema_version":1}
+ApiResult ok_envelope(const nlohmann::json& result);
+// An "ok" envelope the caller wrote as text (the estimate, with its timeline).
+ApiResult ok_envelope_text(std::string text);
+// {"errors":[{"message":...,"path":...}],"ok":false,"schema_version":1}
+ApiResult error_envelope(const Issues& issues);
+// {"errors":[...],"internal":true,"ok":false,"schema_version":1}
+ApiResult internal_error_envelope(std::string_view what);
+
+}  // namespace trainsim::api

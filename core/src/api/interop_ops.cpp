@@ -1,0 +1,76 @@
+// Operations that read foreign formats (Hugging Face, Megatron-LM, SimuMax).
+#include <nlohmann/json.hpp>
+
+#include "api/envelope.h"
+#include "api/ops.h"
+#include "io/hf_import.h"
+#include "io/json_reader.h"
+#include "io/megatron_import.h"
+#include "io/simumax_import.h"
+
+namespace trainsim::api {
+namespace {
+
+// The converted document, or the importer's issues.
+ApiResult converted(const nlohmann::json& result, const Issues& issues) {
+  if (!issues.empty()) return error_envelope(issues);
+  return ok_envelope(result);
+}
+
+// The string members of an op's JSON input ("" when an optional one is absent).
+bool read_texts(std::string_view input, std::initializer_list<std::pair<const char*, bool>> keys,
+                std::vector<std::string>& texts, Issues& issues) {
+  nlohmann::json document;
+  if (!io::parse_document(input, "", document, issues)) return false;
+  io::ObjectReader r(document, "", issues);
+  for (const auto& [key, required] : keys) {
+    if (required && r.ok() && !r.has(key)) {
+      r.raw(key);
+      issues.push_back({r.path_of(key), "missing required key"});
+    }
+    texts.push_back(r.optional_string(key).value_or(""));
+  }
+  r.finish();
+  return issues.empty();
+}
+
+}  // namespace
+
+ApiResult import_hf(std::string_view config_json_text) {
+  Issues issues;
+  const nlohmann::json result = io::import_hf(config_json_text, issues);
+  return converted(result, issues);
+}
+
+ApiResult import_megatron(std::string_view args_text, std::string_view system_preset) {
+  Issues issues;
+  const nlohmann::json result = io::import_megatron(args_text, system_preset, issues);
+  return converted(result, issues);
+}
+
+ApiResult import_simumax(std::string_view model_text, std::string_view strategy_text,
+                         std::string_view system_text) {
+  Issues issues;
+  const nlohmann::json result = io::import_simumax(model_text, strategy_text, system_text, issues);
+  return converted(result, issues);
+}
+
+ApiResult import_megatron_document(std::string_view input) {
+  std::vector<std::string> texts;
+  Issues issues;
+  if (!read_texts(input, {{"args", true}, {"system", false}}, texts, issues)) {
+    return error_envelope(issues);
+  }
+  return import_megatron(texts[0], texts[1]);
+}
+
+ApiResult import_simumax_document(std::string_view input) {
+  std::vector<std::string> texts;
+  Issues issues;
+  if (!read_texts(input, {{"model", true}, {"strategy", true}, {"system", false}}, texts, issues)) {
+    return error_envelope(issues);
+  }
+  return import_simumax(texts[0], texts[1], texts[2]);
+}
+
+}  // namespace trainsim::api

@@ -1,0 +1,36 @@
+// The operations behind call() (api.cpp holds their table). Each takes the
+// op's one text input and returns its envelope; none of them catches: call()
+// and the named functions of trainsim.h run them inside guarded().
+#pragma once
+
+#include <string_view>
+
+#include "trainsim/trainsim.h"
+
+namespace trainsim::api {
+
+// api/config_ops.cpp: one config document in.
+ApiResult estimate(std::string_view config_text);
+ApiResult export_megatron(std::string_view config_text);
+ApiResult export_config(std::string_view config_text);
+ApiResult export_csv(std::string_view config_text);
+ApiResult presets(std::string_view ignored);
+ApiResult preset(std::string_view id);
+
+// api/interop_ops.cpp: foreign formats in.
+ApiResult import_hf(std::string_view config_json_text);
+ApiResult import_megatron(std::string_view args_text, std::string_view system_preset);
+ApiResult import_simumax(std::string_view model_text, std::string_view strategy_text,
+                         std::string_view system_text);
+// The same with one JSON input: {"args": "...", "system": "id or empty"} and
+// {"model": "...", "strategy": "...", "system": "... or empty"}.
+ApiResult import_megatron_document(std::string_view input);
+ApiResult import_simumax_document(std::string_view input);
+
+// api/search_ops.cpp: search and what-if documents in.
+ApiResult search(std::string_view search_text);
+ApiResult search_merge(std::string_view pages_text);
+ApiResult whatif(std::string_view config_text);
+ApiResult scale_system(std::string_view input);
+
+}  // namespace trainsim::api
