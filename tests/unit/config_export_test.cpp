@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "io/result_export.h"
+#include "report/result_csv.h"
 #include "unit/interop_test_util.h"
 
 namespace trainsim {
@@ -151,7 +151,7 @@ TEST(CsvExportTest, QuotesTextWithCommasQuotesAndNewlines) {
   estimate.fits = false;
   estimate.reasons = {"stage 0 needs 90 GiB, 80 GiB available"};
   estimate.notes = {"a \"quoted\" note\nover two lines"};
-  const std::string csv = io::estimate_to_csv(estimate);
+  const std::string csv = report::estimate_to_csv(estimate);
   EXPECT_NE(csv.find("feasibility,,fits,false,text\n"), std::string::npos);
   EXPECT_NE(csv.find("feasibility,,reason,\"stage 0 needs 90 GiB, 80 GiB available\",text\n"), std::string::npos);
   EXPECT_NE(csv.find("feasibility,,note,\"a \"\"quoted\"\" note\nover two lines\",text\n"), std::string::npos);

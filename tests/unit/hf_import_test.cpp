@@ -4,7 +4,8 @@
 // modelled; every bad input gives one pinned error.
 #include <gtest/gtest.h>
 
-#include "io/config_json.h"
+#include "schema/config_reader.h"
+#include "schema/config_writer.h"
 #include "unit/interop_test_util.h"
 
 namespace trainsim {
@@ -85,9 +86,9 @@ json import_file(const std::string& file) {
 json canonical_model(const json& model) {
   ModelSpec spec;
   Issues issues;
-  io::read_model(model, "/model", spec, issues);
+  schema::read_model(model, "/model", spec, issues);
   if (!issues.empty()) throw std::runtime_error(issues[0].path + ": " + issues[0].message);
-  json out = io::model_to_json(spec);
+  json out = schema::model_to_json(spec);
   out.erase("name");
   out.erase("max_position_embeddings");
   return out;

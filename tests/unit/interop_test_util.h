@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/config_export.h"
+#include "schema/config_writer.h"
 #include "test_util.h"
 #include "trainsim/trainsim.h"
 
@@ -47,7 +47,7 @@ inline Config parse_ok(const nlohmann::json& document) {
 // carry reset: the model name, and the position-table size of RoPE models
 // (it has no effect on the estimate).
 inline nlohmann::json comparable(const Config& config) {
-  nlohmann::json out = io::config_to_json(config);
+  nlohmann::json out = schema::config_to_json(config);
   out["model"]["name"] = "";
   if (config.model.position_embedding == PositionEmbedding::kRope) {
     out["model"]["max_position_embeddings"] = 0;

@@ -4,9 +4,9 @@
 
 #include <map>
 
-#include "io/megatron_args.h"
+#include "interop/megatron/megatron_args.h"
 
-namespace trainsim::io {
+namespace trainsim::interop {
 namespace {
 
 FlagArity test_arity(const std::string& name) {
@@ -138,4 +138,4 @@ INSTANTIATE_TEST_SUITE_P(Shell, MegatronArgsBadTest, ::testing::ValuesIn(kBadShe
                          [](const auto& p) { return std::string(p.param.name); });
 
 }  // namespace
-}  // namespace trainsim::io
+}  // namespace trainsim::interop

@@ -3,7 +3,7 @@
 // importer reads, and the importer reads back exactly those values.
 #include <gtest/gtest.h>
 
-#include "io/config_json.h"
+#include "schema/config_reader.h"
 #include "unit/interop_test_util.h"
 
 namespace trainsim {
@@ -89,7 +89,7 @@ TEST_P(MegatronRoundTripTest, ImportOfExportIsTheConfig) {
   const json preset = json::parse(preset_json(GetParam()))["result"]["model"];
   ModelSpec spec;
   Issues issues;
-  io::read_model(preset, "/model", spec, issues);
+  schema::read_model(preset, "/model", spec, issues);
   ASSERT_TRUE(issues.empty());
   int round_trips = 0;
   for (const Strategy& strategy : kStrategies) {

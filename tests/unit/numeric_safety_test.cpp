@@ -1,6 +1,6 @@
 // Numeric safety (issue 7): huge models (10T parameters, 1M-token sequences,
 // 100k GPUs), tiny ones (1 layer, 1 GPU) and every integer input at its limit
-// (core/src/io/limits.h) give finite, sane results or a clear error naming a
+// (core/src/input_limits.h) give finite, sane results or a clear error naming a
 // path, never an internal error, a NaN/Inf or an overflow (the sanitizer build
 // runs these under UBSan, which traps on signed overflow and bad casts).
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-#include "io/limits.h"
+#include "input_limits.h"
 #include "test_util.h"
 
 namespace trainsim {
@@ -196,10 +196,10 @@ INSTANTIATE_TEST_SUITE_P(EveryInputAtItsLimit, LimitTest, ::testing::ValuesIn(kL
 // largest tokens per micro-batch.
 TEST(NumericSafetyTest, MoeSizesAtTheirLimits) {
   json config = base_config();
-  config["model"] = {{"preset", "mixtral-8x7b"}, {"moe", {{"num_experts", io::kMaxExperts},
-                                                          {"top_k", io::kMaxExperts},
-                                                          {"expert_ffn_hidden_size", io::kMaxWidth},
-                                                          {"shared_expert_ffn_hidden_size", io::kMaxWidth}}}};
+  config["model"] = {{"preset", "mixtral-8x7b"}, {"moe", {{"num_experts", kMaxExperts},
+                                                          {"top_k", kMaxExperts},
+                                                          {"expert_ffn_hidden_size", kMaxWidth},
+                                                          {"shared_expert_ffn_hidden_size", kMaxWidth}}}};
   config["training"]["tp"] = 1;
   config["training"]["sequence_parallel"] = false;
   config["training"]["pp"] = 1;
@@ -207,8 +207,8 @@ TEST(NumericSafetyTest, MoeSizesAtTheirLimits) {
   config["training"]["moe_pad_to_capacity"] = true;
   config["training"]["moe_capacity_factor"] = 1e6;
   expect_clear_outcome(config);
-  config["training"]["seq_len"] = io::kMaxSeqLen;
-  config["training"]["micro_batch_size"] = io::kMaxBatch;
+  config["training"]["seq_len"] = kMaxSeqLen;
+  config["training"]["micro_batch_size"] = kMaxBatch;
   config["training"].erase("global_batch_size");
   config["training"]["num_micro_batches"] = 1;
   expect_clear_outcome(config);

@@ -7,7 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "io/result_json.h"
+#include "api/envelope.h"
+#include "report/result_json.h"
 #include "test_util.h"
 
 namespace trainsim {
@@ -176,21 +177,21 @@ TEST(ReliabilityRegressionTest, FewerRoutedTokensThanExpertsGivesAFiniteStepTime
 TEST(ReliabilityRegressionTest, NonFiniteNumbersNeverReachTheOutput) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(io::result_envelope({{"a", {{"b", nan}}}}), InternalError);
-  EXPECT_THROW(io::result_envelope({{"a", json::array({1.0, inf})}}), InternalError);
+  EXPECT_THROW(api::ok_envelope({{"a", {{"b", nan}}}}), InternalError);
+  EXPECT_THROW(api::ok_envelope({{"a", json::array({1.0, inf})}}), InternalError);
   try {
-    io::result_envelope({{"a", json::array({1.0, -inf})}});
+    api::ok_envelope({{"a", json::array({1.0, -inf})}});
   } catch (const InternalError& error) {
     EXPECT_STREQ(error.what(), "non-finite number in the result at /result/a/1");
   }
   Estimate estimate;
   estimate.memory.stages.push_back({});
   estimate.memory.stages[0].peak_bytes = nan;
-  EXPECT_THROW(io::estimate_envelope(estimate), InternalError);
+  EXPECT_THROW(report::estimate_result_text(estimate), InternalError);
   estimate.memory.stages[0].peak_bytes = 1.0;
   estimate.timeline.included = true;
   estimate.timeline.stages = {{{"forward", 0, 0, 0.0, inf}}};
-  EXPECT_THROW(io::estimate_envelope(estimate), InternalError);
+  EXPECT_THROW(report::estimate_result_text(estimate), InternalError);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "io/search_json.h"
+#include "schema/search_request.h"
 #include "search/enumerate.h"
 #include "search/evaluator.h"
 #include "search/memory_bound.h"
@@ -120,10 +120,10 @@ TEST(SearchBoundsTest, PipelineLowerBoundIsThe1f1bMakespanForEqualStagesWithoutT
   EXPECT_DOUBLE_EQ(simulate_pipeline(input).makespan_s, (8 + 4 - 1) * 3.0);
 }
 
-io::SearchRequest parse_search(const std::string& text) {
-  io::SearchRequest request;
+schema::SearchRequest parse_search(const std::string& text) {
+  schema::SearchRequest request;
   Issues issues;
-  EXPECT_TRUE(io::read_search_request(text, request, issues));
+  EXPECT_TRUE(schema::read_search_request(text, request, issues));
   return request;
 }
 
@@ -162,7 +162,7 @@ const char* kFastPathSearches[] = {
 
 TEST(SearchBoundsTest, FastPathReproducesTheEstimateBitForBit) {
   for (const char* text : kFastPathSearches) {
-    const io::SearchRequest request = parse_search(text);
+    const schema::SearchRequest request = parse_search(text);
     const auto candidates = enumerate_candidates(request.spec).candidates;
     ASSERT_GT(candidates.size(), 20u);
     CandidateEvaluator evaluator(request.spec, 1e30);

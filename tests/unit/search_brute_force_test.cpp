@@ -5,7 +5,8 @@
 
 #include <algorithm>
 
-#include "io/search_json.h"
+#include "report/search_result.h"
+#include "schema/search_request.h"
 #include "search/enumerate.h"
 #include "search/memory_bound.h"
 #include "test_util.h"
@@ -51,9 +52,9 @@ struct Brute {
 };
 
 TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
-  io::SearchRequest request;
+  schema::SearchRequest request;
   Issues issues;
-  ASSERT_TRUE(io::read_search_request(GetParam().search, request, issues));
+  ASSERT_TRUE(schema::read_search_request(GetParam().search, request, issues));
   const Json result = Json::parse(search_json(GetParam().search))["result"];
   const double budget = result["memory_budget_bytes"].get<double>();
   const Enumeration all = enumerate_candidates(request.spec);
@@ -61,7 +62,7 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   std::vector<Brute> fits;
   int64_t infeasible = 0, pruned = 0;
   for (size_t i = 0; i < all.candidates.size(); ++i) {
-    const Json config = io::candidate_config_json(request, all.candidates[i]);
+    const Json config = report::candidate_config_json(request, all.candidates[i]);
     const Json estimate = Json::parse(estimate_json(config.dump()));
     ASSERT_TRUE(estimate["ok"].get<bool>()) << config;
     const Json& r = estimate["result"];

@@ -5,7 +5,8 @@
 #include <set>
 #include <tuple>
 
-#include "io/search_json.h"
+#include "report/search_result.h"
+#include "schema/search_request.h"
 #include "search/enumerate.h"
 #include "test_util.h"
 
@@ -14,10 +15,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-io::SearchRequest parse_search(const Json& document) {
-  io::SearchRequest request;
+schema::SearchRequest parse_search(const Json& document) {
+  schema::SearchRequest request;
   Issues issues;
-  EXPECT_TRUE(io::read_search_request(document.dump(), request, issues))
+  EXPECT_TRUE(schema::read_search_request(document.dump(), request, issues))
       << (issues.empty() ? "" : issues[0].path + ": " + issues[0].message);
   return request;
 }
@@ -53,11 +54,11 @@ Combo combo_of(const Json& training, int64_t gpus) {
 
 TEST(SearchEnumerateTest, CandidatesAreExactlyTheCombinationsTheParserAccepts) {
   const Json document = small_search();
-  const io::SearchRequest request = parse_search(document);
+  const schema::SearchRequest request = parse_search(document);
   const Enumeration all = enumerate_candidates(request.spec);
   std::set<Combo> enumerated;
   for (const Candidate& c : all.candidates) {
-    const Json config = io::candidate_config_json(request, c);
+    const Json config = report::candidate_config_json(request, c);
     EXPECT_TRUE(enumerated.insert(combo_of(config["training"], c.num_gpus)).second) << config;
   }
   // Brute force: every combination of the listed values as a config document.
@@ -115,13 +116,13 @@ TEST(SearchEnumerateTest, CandidatesAreExactlyTheCombinationsTheParserAccepts) {
 }
 
 TEST(SearchEnumerateTest, CandidateConfigsParseToTheConfigTheSearchEstimates) {
-  const io::SearchRequest request = parse_search(small_search());
+  const schema::SearchRequest request = parse_search(small_search());
   Config searched = base_config(request.spec);
   for (const Candidate& c : enumerate_candidates(request.spec).candidates) {
     apply_candidate(request.spec, c, searched);
     Config parsed;
     Issues issues;
-    ASSERT_TRUE(parse_config(io::candidate_config_json(request, c).dump(), parsed, issues));
+    ASSERT_TRUE(parse_config(report::candidate_config_json(request, c).dump(), parsed, issues));
     const ParallelSpec& a = parsed.training.parallel;
     const ParallelSpec& b = searched.training.parallel;
     EXPECT_EQ(std::tie(a.tp, a.pp, a.dp, a.cp, a.ep, a.etp, a.vpp, a.sequence_parallel),
@@ -138,7 +139,7 @@ TEST(SearchEnumerateTest, CandidateConfigsParseToTheConfigTheSearchEstimates) {
 TEST(SearchEnumerateTest, DefaultsStayInsideANodeAndRespectConstraints) {
   Json document = small_search();
   document["constraints"] = {{"max_tp", 4}, {"pp", 2}, {"micro_batch_size", 2}};
-  const io::SearchRequest request = parse_search(document);
+  const schema::SearchRequest request = parse_search(document);
   const Enumeration all = enumerate_candidates(request.spec);
   ASSERT_FALSE(all.candidates.empty());
   for (const Candidate& c : all.candidates) {
@@ -162,7 +163,7 @@ TEST(SearchEnumerateTest, AllLayersRecomputeResolvesToTheLargestChunk) {
       {"recompute",
        {{{"granularity", "full"}, {"method", "block"}, {"num_layers", "all"}},
         {{"granularity", "full"}, {"method", "block"}, {"num_layers", 4}}}}};
-  const io::SearchRequest request = parse_search(document);
+  const schema::SearchRequest request = parse_search(document);
   for (const Candidate& c : enumerate_candidates(request.spec).candidates) {
     EXPECT_EQ(c.recompute_num_layers, 4 / (c.pp * c.vpp)) << c.pp << " " << c.vpp;
     // num_layers 4 recomputes every layer of every chunk, like "all": skipped as a duplicate.
@@ -174,7 +175,7 @@ TEST(SearchEnumerateTest, ALayerCountListIsOneModePerCount) {
   Json document = small_search();
   document["constraints"]["recompute"] = {
       {{"granularity", "full"}, {"method", "block"}, {"num_layers", {1, 2, "all"}}}};
-  const io::SearchRequest request = parse_search(document);
+  const schema::SearchRequest request = parse_search(document);
   ASSERT_EQ(request.spec.recompute.size(), 3u);
   EXPECT_EQ(request.spec.recompute[1].spec.num_layers, 2);
   EXPECT_TRUE(request.spec.recompute[2].all_layers);
@@ -196,14 +197,14 @@ TEST(SearchEnumerateTest, UnevenSplitsAreValidConfigs) {
   document["num_gpus"] = 8;
   document["constraints"] = {
       {"tp", 1}, {"cp", 1}, {"pp", 4}, {"micro_batch_size", 1}, {"uneven_stages", true}};
-  const io::SearchRequest request = parse_search(document);
+  const schema::SearchRequest request = parse_search(document);
   const Enumeration all = enumerate_candidates(request.spec);
   std::set<std::pair<int32_t, int32_t>> splits;
   for (const Candidate& c : all.candidates) {
     splits.emplace(c.first_stage_layers, c.last_stage_layers);
     Config parsed;
     Issues issues;
-    EXPECT_TRUE(parse_config(io::candidate_config_json(request, c).dump(), parsed, issues));
+    EXPECT_TRUE(parse_config(report::candidate_config_json(request, c).dump(), parsed, issues));
   }
   // 10 layers do not split evenly over 4 stages: only uneven splits remain.
   EXPECT_EQ(splits.count({0, 0}), 0u);
@@ -231,7 +232,7 @@ TEST(SearchEnumerateTest, ParserSizeLimitsApplyToCandidates) {
                              {"vpp", 1},
                              {"micro_batch_size", e.micro_batch_sizes},
                              {"recompute", {{{"granularity", "none"}}}}}}};
-    const io::SearchRequest request = parse_search(document);
+    const schema::SearchRequest request = parse_search(document);
     const Enumeration all = enumerate_candidates(request.spec);
     std::set<std::pair<int64_t, int64_t>> enumerated;  // (pp, micro_batch_size)
     for (const Candidate& c : all.candidates) enumerated.emplace(c.pp, c.micro_batch_size);

@@ -1,10 +1,10 @@
 // What-if: scaling a system figure moves the step time the way it must, and
 // scale_system reaches every place a figure lives.
-#include "search/whatif.h"
+#include "whatif/sensitivity.h"
 
 #include <gtest/gtest.h>
 
-#include "search/system_scaling.h"
+#include "whatif/system_scaling.h"
 #include "test_util.h"
 
 namespace trainsim {

@@ -7,7 +7,8 @@
 #include "api/envelope.h"
 #include "api/guarded.h"
 #include "api/ops.h"
-#include "io/config_json.h"
+#include "schema/config_reader.h"
+#include "schema/json_reader.h"
 #include "trainsim/trainsim.h"
 #include "validate.h"
 
@@ -82,11 +83,17 @@ std::string import_simumax_json(std::string_view model_text, std::string_view st
 
 std::string version() { return "0.1.0"; }
 
-bool parse_config(std::string_view config_text, Config& config, Issues& issues) {
-  if (!io::read_config(config_text, config, issues)) return false;
-  Issues cross = validate(config);
+bool api::read_valid_config(const nlohmann::json& document, Config& config, Issues& issues) {
+  if (!schema::read_config_document(document, config, issues)) return false;
+  const Issues cross = validate(config);
   issues.insert(issues.end(), cross.begin(), cross.end());
   return issues.empty();
+}
+
+bool parse_config(std::string_view config_text, Config& config, Issues& issues) {
+  nlohmann::json document;
+  if (!schema::parse_document(config_text, "", document, issues)) return false;
+  return api::read_valid_config(document, config, issues);
 }
 
 std::string internal_error_json(std::string_view what) {

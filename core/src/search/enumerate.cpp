@@ -4,7 +4,7 @@
 #include <cctype>
 #include <numeric>
 
-#include "io/limits.h"
+#include "input_limits.h"
 #include "validate.h"
 
 namespace trainsim {
@@ -32,17 +32,17 @@ bool same_mode(const RecomputeSpec& a, const RecomputeSpec& b) {
 // io/config_json.cpp (resolve_parallel_sizes: whole micro-batches, passes to
 // simulate). Empty when the parser accepts the candidate's sizes.
 std::string parser_issue(const Candidate& c, int64_t seq_len, bool batch_ok) {
-  if (seq_len * c.micro_batch_size > io::kMaxTokensPerMicroBatch) {
+  if (seq_len * c.micro_batch_size > kMaxTokensPerMicroBatch) {
     return "/training/micro_batch_size: seq_len*micro_batch_size must be at most " +
-           std::to_string(io::kMaxTokensPerMicroBatch) + " tokens";
+           std::to_string(kMaxTokensPerMicroBatch) + " tokens";
   }
   if (!batch_ok) return "/training/global_batch_size: must be a multiple of micro_batch_size*dp";
   const double passes = static_cast<double>(c.pp) * static_cast<double>(c.vpp) *
                         static_cast<double>(c.num_micro_batches);
-  if (passes > static_cast<double>(io::kMaxPipelinePasses)) {
+  if (passes > static_cast<double>(kMaxPipelinePasses)) {
     return "/training/global_batch_size: too many micro-batches to simulate: "
            "num_micro_batches*pp*vpp must be at most " +
-           std::to_string(io::kMaxPipelinePasses);
+           std::to_string(kMaxPipelinePasses);
   }
   return "";
 }
