@@ -134,7 +134,9 @@ const char* const kSupported =
     "deepseek_v3, gemma, gemma2, gpt_oss";
 
 const HfBadCase kHfBadCases[] = {
-    {"not_json", "{", "/hf", "invalid JSON at byte 2"},
+    {"not_json", "{", "/hf",
+     "invalid JSON at byte 2: parse error at line 1, column 2: syntax error while parsing object key - "
+     "unexpected end of input; expected string literal"},
     {"not_object", "[1]", "/hf", "expected object, got array"},
     {"unknown_model_type", R"({"model_type":"gpt_neox","architectures":["GPTNeoXForCausalLM"]})",
      "/hf/model_type", "unsupported model_type \"gpt_neox\" (architectures: GPTNeoXForCausalLM); "},

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "schema/enums.h"
 #include "whatif/system_scaling.h"
 #include "test_util.h"
 
@@ -95,8 +96,10 @@ TEST(WhatIfTest, ScaleSystemReachesTiersOverridesAndTables) {
   EXPECT_EQ(latency.intra_node_tiers[0].latency_s, 0.5);
   EXPECT_EQ(scale_system(system, SystemFigure::kKernelLatency, 3.0).efficiency.memory.latency_s,
             3.0);
+  const schema::EnumNames& names = schema::whatif_figure_names();
+  ASSERT_EQ(names.names.size(), kAllSystemFigures.size());
   for (const SystemFigure figure : kAllSystemFigures) {
-    EXPECT_EQ(system_figure_by_name(system_figure_name(figure)), figure);
+    EXPECT_EQ(names.find(names.of(figure)), static_cast<size_t>(figure));
   }
 }
 

@@ -25,6 +25,7 @@ constexpr std::array kOps = {
     Op{"estimate", &api::estimate},
     Op{"presets", &api::presets},
     Op{"preset", &api::preset},
+    Op{"schema", &api::describe_schema},
     Op{"import_hf", &api::import_hf},
     Op{"import_megatron", &api::import_megatron_document},
     Op{"import_simumax", &api::import_simumax_document},
@@ -60,6 +61,7 @@ std::string call_json(std::string_view op, std::string_view input) {
 }
 
 std::string estimate_json(std::string_view config_text) { return call("estimate", config_text).envelope; }
+std::string schema_json() { return call("schema", "").envelope; }
 std::string presets_json() { return call("presets", "").envelope; }
 std::string preset_json(std::string_view id) { return call("preset", id).envelope; }
 std::string import_hf_json(std::string_view text) { return call("import_hf", text).envelope; }

@@ -7,6 +7,7 @@
 #include "schema/config_writer.h"
 #include "interop/megatron/megatron_export.h"
 #include "schema/preset_store.h"
+#include "schema/schema_json.h"
 #include "report/result_csv.h"
 #include "report/result_json.h"
 
@@ -51,6 +52,10 @@ ApiResult export_csv(std::string_view config_text) {
   return with_config(config_text, [](const Config& config) {
     return nlohmann::json{{"csv", report::estimate_to_csv(trainsim::estimate(config))}};
   });
+}
+
+ApiResult describe_schema(std::string_view /*ignored*/) {
+  return ok_envelope(schema::schema_document());
 }
 
 ApiResult presets(std::string_view /*ignored*/) {

@@ -21,6 +21,7 @@ ApiResult export_megatron(std::string_view config_text);
 ApiResult export_config(std::string_view config_text);
 ApiResult export_csv(std::string_view config_text);
 ApiResult presets(std::string_view ignored);
+ApiResult describe_schema(std::string_view ignored);
 ApiResult preset(std::string_view id);
 
 // api/interop_ops.cpp: foreign formats in.

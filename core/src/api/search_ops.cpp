@@ -9,6 +9,7 @@
 #include "report/whatif_result.h"
 #include "schema/config_reader.h"
 #include "schema/config_writer.h"
+#include "schema/enums.h"
 #include "schema/json_reader.h"
 #include "schema/search_request.h"
 #include "schema/whatif_request.h"
@@ -63,17 +64,16 @@ ApiResult scale_system(std::string_view input) {
   } else if (r.ok()) {
     issues.push_back({"/system", "missing required key"});
   }
-  std::optional<SystemFigure> figure;
-  if (const auto name = r.optional_string("figure")) {
-    figure = system_figure_by_name(*name);
-    if (!figure) issues.push_back({"/figure", "unknown figure \"" + *name + "\""});
-  } else if (r.ok() && !r.has("figure")) {
+  if (r.ok() && !r.has("figure")) {
+    r.raw("figure");
     issues.push_back({"/figure", "missing required key"});
   }
+  const auto figure = r.optional_enum("figure", schema::whatif_figure_names().names);
   const double factor = r.required_number("factor", 0.0, 1000.0, true);
   r.finish();
   if (!issues.empty()) return error_envelope(issues);
-  nlohmann::json scaled = schema::system_to_json(trainsim::scale_system(system, *figure, factor));
+  const auto scaled_figure = static_cast<SystemFigure>(*figure);
+  nlohmann::json scaled = schema::system_to_json(trainsim::scale_system(system, scaled_figure, factor));
   if (system.num_gpus == 0) scaled.erase("num_gpus");
   return ok_envelope({{"system", scaled}});
 }

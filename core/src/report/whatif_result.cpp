@@ -1,5 +1,7 @@
 #include "report/whatif_result.h"
 
+#include "schema/enums.h"
+
 namespace trainsim::report {
 namespace {
 
@@ -18,7 +20,7 @@ Json whatif_to_json(const Sensitivity& s, const std::vector<double>& factors) {
   for (const FigureSensitivity& f : s.figures) {
     Json points = Json::array();
     for (const WhatIfPoint& p : f.points) points.push_back(point_json(p));
-    figures.push_back({{"figure", system_figure_name(f.figure)},
+    figures.push_back({{"figure", schema::whatif_figure_names().of(f.figure)},
                        {"smaller_is_better", smaller_is_better(f.figure)},
                        {"speedup_when_twice_as_good", f.speedup_when_twice_as_good},
                        {"points", points}});
@@ -26,7 +28,7 @@ Json whatif_to_json(const Sensitivity& s, const std::vector<double>& factors) {
   return {{"baseline", point_json(s.baseline)},
           {"factors", factors},
           {"figures", figures},
-          {"most_sensitive", system_figure_name(s.most_sensitive)}};
+          {"most_sensitive", schema::whatif_figure_names().of(s.most_sensitive)}};
 }
 
 }  // namespace trainsim::report

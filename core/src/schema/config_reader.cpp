@@ -1,61 +1,19 @@
-// Whole config document: top-level keys, preset resolution, and the values
-// that need two sections at once (dp from num_gpus, micro-batches from the
-// global batch).
+// Whole config document: top-level keys, preset resolution, each section by
+// its table (config_schema.h), then the sizes that need two sections at once
+// (validate.h: dp from num_gpus, micro-batches from the global batch).
 #include "schema/config_reader.h"
 
 #include <algorithm>
 
 #include "schema/json_reader.h"
-#include "input_limits.h"
 #include "schema/preset_store.h"
-#include "schema/training_input.h"
+#include "validate.h"
 
 namespace trainsim::schema {
 namespace {
 
-void resolve_parallel_sizes(TrainingInput& input, SystemSpec& system, Issues& issues) {
-  ParallelSpec& parallel = input.spec.parallel;
-  const int64_t model_parallel = parallel.tp * parallel.pp * parallel.cp;
-  if (input.dp) {
-    parallel.dp = *input.dp;
-    if (system.num_gpus == 0) system.num_gpus = model_parallel * parallel.dp;
-  } else if (system.num_gpus > 0) {
-    if (system.num_gpus % model_parallel != 0) {
-      issues.push_back({"/system/num_gpus",
-                        "must be a multiple of tp*pp*cp (" + std::to_string(model_parallel) +
-                            ") when training.dp is not set, got " +
-                            std::to_string(system.num_gpus)});
-      return;
-    }
-    parallel.dp = system.num_gpus / model_parallel;
-  } else {
-    issues.push_back({"/training/dp", "missing required key (or set /system/num_gpus)"});
-    return;
-  }
-  const int64_t sequences_per_micro_batch_round = input.spec.micro_batch_size * parallel.dp;
-  if (input.num_micro_batches) {
-    input.spec.num_micro_batches = *input.num_micro_batches;
-  } else if (input.global_batch_size) {
-    if (*input.global_batch_size % sequences_per_micro_batch_round != 0) {
-      issues.push_back({input.batch_path,
-                        "must be a multiple of micro_batch_size*dp (" +
-                            std::to_string(sequences_per_micro_batch_round) + "), got " +
-                            std::to_string(*input.global_batch_size)});
-      return;
-    }
-    input.spec.num_micro_batches = *input.global_batch_size / sequences_per_micro_batch_round;
-  }
-  // Simulating more passes would take minutes and gigabytes (limits.h). In double:
-  // pp * vpp * micro-batches can exceed int64 before validation bounds pp * vpp.
-  const double passes = static_cast<double>(parallel.pp) * static_cast<double>(parallel.vpp) *
-                        static_cast<double>(input.spec.num_micro_batches);
-  if (passes > static_cast<double>(kMaxPipelinePasses)) {
-    issues.push_back({input.num_micro_batches ? "/training/num_micro_batches" : input.batch_path,
-                      "too many micro-batches to simulate: num_micro_batches*pp*vpp must be at most " +
-                          std::to_string(kMaxPipelinePasses) + ", got " +
-                          std::to_string(input.spec.num_micro_batches) + "*" +
-                          std::to_string(parallel.pp) + "*" + std::to_string(parallel.vpp)});
-  }
+SizeRequest size_request(const TrainingInput& input) {
+  return {input.dp, input.global_batch_size, input.num_micro_batches, input.batch_path};
 }
 
 }  // namespace
@@ -92,6 +50,21 @@ nlohmann::json resolve_preset_reference(const nlohmann::json& value, const char*
   overrides.erase("preset");
   merged.merge_patch(overrides);
   return merged;
+}
+
+void read_model(const nlohmann::json& value, const std::string& path, ModelSpec& model,
+                Issues& issues) {
+  read_object(model_table(), value, path, model, issues, ReadContext{&model});
+}
+
+void read_training_input(const nlohmann::json& value, const std::string& path,
+                         TrainingInput& input, Issues& issues) {
+  read_object(training_table(), value, path, input, issues, ReadContext{});
+}
+
+void read_system(const nlohmann::json& value, const std::string& path, SystemSpec& system,
+                 Issues& issues) {
+  read_object(system_table(), value, path, system, issues, ReadContext{});
 }
 
 bool read_config(std::string_view text, Config& config, Issues& issues) {
@@ -135,7 +108,7 @@ bool read_config_document(const nlohmann::json& document, Config& config, Issues
       [](const Issue& issue) {
         return issue.path.rfind("/training", 0) == 0 || issue.path.rfind("/system", 0) == 0;
       });
-  if (sizes_readable) resolve_parallel_sizes(training, config.system, issues);
+  if (sizes_readable) derive_sizes(size_request(training), training.spec, config.system, issues);
   config.training = training.spec;
   return issues.empty();
 }

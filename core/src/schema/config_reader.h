@@ -1,13 +1,15 @@
 // JSON document -> Config. The only place that converts human units (GiB,
-// GB/s, TFLOP/s, us) into the SI units of spec.h, and the only place that
-// resolves preset ids. Structural problems (types, ranges, unknown keys)
-// become Issues here; cross-field rules live in validate.cpp.
+// GB/s, TFLOP/s, us) into the SI units of spec.h (through the tables'
+// scales), and the only place that resolves preset ids. Structural problems
+// (types, ranges, unknown keys) become Issues here; the cross-field rules are
+// validate.h's.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <string_view>
 
+#include "schema/config_schema.h"
 #include "trainsim/issue.h"
 #include "trainsim/spec.h"
 
@@ -19,8 +21,11 @@ namespace trainsim::schema {
 nlohmann::json resolve_preset_reference(const nlohmann::json& value, const char* kind,
                                         const std::string& path, Issues& issues);
 
+// One section, read by its table (config_schema.h).
 void read_model(const nlohmann::json& value, const std::string& path, ModelSpec& model,
                 Issues& issues);
+void read_training_input(const nlohmann::json& value, const std::string& path,
+                         TrainingInput& input, Issues& issues);
 void read_system(const nlohmann::json& value, const std::string& path, SystemSpec& system,
                  Issues& issues);
 

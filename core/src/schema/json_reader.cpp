@@ -35,6 +35,13 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::string number_overflow_message(const nlohmann::json::out_of_range& error) {
+  std::string what = error.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
+  const auto tag_end = what.find("] ");
+  if (tag_end != std::string::npos) what = what.substr(tag_end + 2);
+  return "invalid JSON: " + shorten(what, 80) + " (numbers must be within the range of a double)";
+}
+
 }  // namespace
 
 std::string describe_json_value(const nlohmann::json& value) {
@@ -57,13 +64,6 @@ std::string describe_json_value(const nlohmann::json& value) {
     default:
       return "unsupported value";
   }
-}
-
-std::string number_overflow_message(const nlohmann::json::out_of_range& error) {
-  std::string what = error.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
-  const auto tag_end = what.find("] ");
-  if (tag_end != std::string::npos) what = what.substr(tag_end + 2);
-  return "invalid JSON: " + shorten(what, 80) + " (numbers must be within the range of a double)";
 }
 
 bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,

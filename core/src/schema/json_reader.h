@@ -21,13 +21,12 @@ namespace trainsim::schema {
 
 std::string describe_json_value(const nlohmann::json& value);
 
-// The message for a number beyond double range ("1e400"): nlohmann's parser
-// throws out_of_range for it, not parse_error, so every parse site catches both.
-std::string number_overflow_message(const nlohmann::json::out_of_range& error);
 std::string json_pointer_escape(const std::string& key);
 
-// Parses a whole document into `out`. Bad JSON (a syntax error, or a number
-// beyond double range) becomes one issue at `path`: "invalid JSON at byte N: ...".
+// Parses a whole document into `out`: every parse site of the core goes through
+// this one. Bad JSON becomes one issue at `path`: "invalid JSON at byte N: ..."
+// for a syntax error, "invalid JSON: number overflow ..." for a number beyond
+// double range (nlohmann throws out_of_range for it, not parse_error).
 bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,
                     Issues& issues);
 

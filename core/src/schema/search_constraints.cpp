@@ -4,19 +4,22 @@
 #include "schema/json_reader.h"
 #include "input_limits.h"
 #include "schema/search_request.h"
-#include "schema/training_input.h"
+#include "schema/config_reader.h"
 
 namespace trainsim::schema {
 namespace {
 
 using Json = nlohmann::json;
 
-// Megatron-LM's three usual settings: no recompute, selective core attention
-// (Korthikanti et al. 2022), and every layer checkpointed.
-const char* kDefaultRecomputeModes = R"([
-  {"granularity": "none"},
-  {"granularity": "selective"},
-  {"granularity": "full", "method": "uniform", "num_layers": 1}])";
+// The published default (search_fields.cpp): Megatron-LM's three usual
+// settings, no recompute, selective core attention (Korthikanti et al. 2022)
+// and every layer checkpointed.
+Json default_recompute_modes() {
+  for (const FieldInfo& field : search_constraint_fields()) {
+    if (field.key == "recompute") return field.default_value;
+  }
+  return nullptr;
+}
 
 bool is_full_with_all_layers(const Json& mode) {
   if (!mode.is_object()) return false;
@@ -79,7 +82,7 @@ void read_recompute_mode(const Json& item, const std::string& path, SearchReques
 }
 
 void read_recompute_modes(const Json* value, SearchRequest& request, Issues& issues) {
-  const Json defaults = Json::parse(kDefaultRecomputeModes);
+  const Json defaults = default_recompute_modes();
   if (value == nullptr) value = &defaults;
   const std::string path = "/constraints/recompute";
   if (!value->is_array() || value->empty()) {

@@ -5,9 +5,10 @@
 #include <algorithm>
 
 #include "schema/config_reader.h"
+#include "schema/enums.h"
 #include "schema/json_reader.h"
 #include "input_limits.h"
-#include "schema/training_input.h"
+#include "schema/config_reader.h"
 #include "trainsim/spec.h"
 
 namespace trainsim::schema {
@@ -190,9 +191,7 @@ void read_ranking(ObjectReader& r, SearchRequest& request) {
   SearchSpec& spec = request.spec;
   spec.memory_headroom = r.number_or("memory_headroom", 0.0, 0.0, 0.99, false);
   spec.top_k = r.int_or("top_k", 10, 1, kMaxTopK);
-  spec.objective = r.enum_or("objective", {"step_time", "tokens_per_s_per_gpu"}, 0) == 0
-                       ? SearchObjective::kStepTime
-                       : SearchObjective::kTokensPerSecondPerGpu;
+  spec.objective = static_cast<SearchObjective>(r.enum_or("objective", search_objective_names().names, 0));
   if (const Json* page = r.raw("page")) {
     ObjectReader p(*page, "/page", r.issues());
     request.page.offset = p.int_or("offset", 0, 0, kMaxBatch);
@@ -221,8 +220,8 @@ bool read_search_request(std::string_view text, SearchRequest& request, Issues& 
   spec.num_gpus = read_gpu_counts(r);
   const int64_t seq_len = r.required_int("seq_len", 1, kMaxSeqLen);
   read_batch(r, seq_len, spec);
-  const std::vector<std::string> dtypes = {"bf16", "fp16", "fp8"};
-  if (const auto dtype = r.optional_enum("dtype", dtypes)) request.dtype = dtypes[*dtype];
+  const EnumNames& dtypes = dtype_names();
+  if (const auto dtype = r.optional_enum("dtype", dtypes.names)) request.dtype = dtypes.names[*dtype];
   read_training_template(r.raw("training"), seq_len, request.dtype, request, issues);
   read_search_constraints(r.raw("constraints"), request, issues);
   read_ranking(r, request);

@@ -9,6 +9,7 @@
 
 #include "search/search.h"
 #include "search/search_spec.h"
+#include "schema/field.h"
 #include "trainsim/issue.h"
 
 namespace trainsim::schema {
@@ -28,6 +29,10 @@ struct SearchRequest {
 };
 
 bool read_search_request(std::string_view text, SearchRequest& request, Issues& issues);
+
+// The published keys of a search document and of its "constraints" (search_fields.cpp).
+std::vector<FieldInfo> search_fields();
+std::vector<FieldInfo> search_constraint_fields();
 
 // "/constraints" (null: absent): allowed degrees, recompute modes, ZeRO stages,
 // sequence parallelism, uneven stages (search_constraints_json.cpp).

@@ -1,5 +1,6 @@
 #include "schema/whatif_request.h"
 
+#include "schema/enums.h"
 #include "schema/json_reader.h"
 
 namespace trainsim::schema {
@@ -36,21 +37,17 @@ void read_figures(const Json& value, const std::string& path, WhatIfRequest& req
         {path, "expected a non-empty array of figure names, got " + describe_json_value(value)});
     return;
   }
-  std::vector<std::string> names;
-  for (const SystemFigure figure : kAllSystemFigures) names.push_back(system_figure_name(figure));
+  const EnumNames& names = whatif_figure_names();
   request.figures.clear();
   for (size_t i = 0; i < value.size(); ++i) {
     const Json& item = value[i];
-    const auto figure =
-        item.is_string() ? system_figure_by_name(item.get<std::string>()) : std::nullopt;
+    const auto figure = item.is_string() ? names.find(item.get<std::string>()) : std::nullopt;
     if (!figure) {
-      std::string list;
-      for (const auto& name : names) list += (list.empty() ? "\"" : ", \"") + name + "\"";
       issues.push_back({path + "/" + std::to_string(i),
-                        "expected one of " + list + ", got " + describe_json_value(item)});
+                        "expected one of " + names.quoted() + ", got " + describe_json_value(item)});
       continue;
     }
-    request.figures.push_back(*figure);
+    request.figures.push_back(static_cast<SystemFigure>(*figure));
   }
 }
 

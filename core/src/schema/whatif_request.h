@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "schema/field.h"
 #include "trainsim/issue.h"
 #include "whatif/sensitivity.h"
 
@@ -18,5 +19,8 @@ struct WhatIfRequest {
 
 // Reads value (the document's "whatif", at path "/whatif") into request.
 void read_whatif(const nlohmann::json& value, WhatIfRequest& request, Issues& issues);
+
+// The published keys of the "whatif" object (search_fields.cpp).
+std::vector<FieldInfo> whatif_fields();
 
 }  // namespace trainsim::schema

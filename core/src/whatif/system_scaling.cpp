@@ -22,35 +22,6 @@ void scale_latency(LinkSpec& link, double factor) {
 
 }  // namespace
 
-const char* system_figure_name(SystemFigure figure) {
-  switch (figure) {
-    case SystemFigure::kPeakFlops:
-      return "peak_flops";
-    case SystemFigure::kHbmBandwidth:
-      return "hbm_bandwidth";
-    case SystemFigure::kHbmCapacity:
-      return "hbm_capacity";
-    case SystemFigure::kIntraNodeBandwidth:
-      return "intra_node_bandwidth";
-    case SystemFigure::kInterNodeBandwidth:
-      return "inter_node_bandwidth";
-    case SystemFigure::kIntraNodeLatency:
-      return "intra_node_latency";
-    case SystemFigure::kInterNodeLatency:
-      return "inter_node_latency";
-    case SystemFigure::kKernelLatency:
-      return "kernel_latency";
-  }
-  return "";
-}
-
-std::optional<SystemFigure> system_figure_by_name(std::string_view name) {
-  for (const SystemFigure figure : kAllSystemFigures) {
-    if (name == system_figure_name(figure)) return figure;
-  }
-  return std::nullopt;
-}
-
 bool smaller_is_better(SystemFigure figure) {
   return figure == SystemFigure::kIntraNodeLatency || figure == SystemFigure::kInterNodeLatency ||
          figure == SystemFigure::kKernelLatency;

@@ -1,11 +1,9 @@
-// The system figures a what-if analysis scales, and the scaling itself: every
+// The system figures a what-if analysis scales (their names: schema/enums.h), and the scaling itself: every
 // place in a SystemSpec the figure lives (tiers, per-collective overrides and
 // measured data-parallel tables included), multiplied by one factor.
 #pragma once
 
 #include <array>
-#include <optional>
-#include <string_view>
 
 #include "trainsim/spec.h"
 
@@ -27,9 +25,6 @@ inline constexpr std::array<SystemFigure, 8> kAllSystemFigures = {
     SystemFigure::kHbmCapacity,        SystemFigure::kIntraNodeBandwidth,
     SystemFigure::kInterNodeBandwidth, SystemFigure::kIntraNodeLatency,
     SystemFigure::kInterNodeLatency,   SystemFigure::kKernelLatency};
-
-const char* system_figure_name(SystemFigure figure);  ///< "peak_flops", "hbm_bandwidth", ...
-std::optional<SystemFigure> system_figure_by_name(std::string_view name);
 
 // Latencies are better when smaller, every other figure when larger.
 bool smaller_is_better(SystemFigure figure);

@@ -13,7 +13,6 @@ namespace trainsim::interop {
 
 using schema::describe_json_value;
 using schema::json_pointer_escape;
-using schema::number_overflow_message;
 namespace {
 
 using nlohmann::json;
@@ -237,15 +236,7 @@ json read_model(HfReader& r, const Family& f, const json& document) {
 
 json import_hf(std::string_view text, Issues& issues) {
   json document;
-  try {
-    document = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& error) {
-    issues.push_back({"/hf", "invalid JSON at byte " + std::to_string(error.byte)});
-    return nullptr;
-  } catch (const json::out_of_range& error) {
-    issues.push_back({"/hf", number_overflow_message(error)});
-    return nullptr;
-  }
+  if (!schema::parse_document(text, "/hf", document, issues)) return nullptr;
   if (!document.is_object()) {
     issues.push_back({"/hf", "expected object, got " + describe_json_value(document)});
     return nullptr;

@@ -10,11 +10,10 @@
 #include <cctype>
 #include <numeric>
 
-#include "schema/config_writer.h"
+#include "schema/enums.h"
 
 namespace trainsim::interop {
 
-using schema::recompute_module_name;
 namespace {
 
 std::string str(int64_t value) { return std::to_string(value); }
@@ -117,9 +116,9 @@ void recompute_args(const RecomputeSpec& r, ArgList& a, std::vector<std::string>
   std::vector<std::string> modules;
   for (const RecomputeModule module : r.modules) {
     if (module <= RecomputeModule::kSharedExperts) {
-      modules.emplace_back(recompute_module_name(module));
+      modules.emplace_back(schema::recompute_module_names().of(module));
     } else {
-      notes.push_back(std::string("recompute module \"") + recompute_module_name(module) +
+      notes.push_back(std::string("recompute module \"") + schema::recompute_module_names().of(module) +
                       "\" is SimuMax's and has no Megatron-LM flag");
     }
   }

@@ -14,21 +14,12 @@ namespace trainsim::interop {
 
 using schema::ObjectReader;
 using schema::describe_json_value;
-using schema::number_overflow_message;
 namespace {
 
 using nlohmann::json;
 
-bool parse_simumax_document(std::string_view text, const std::string& path, json& out, Issues& issues) {
-  try {
-    out = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& error) {
-    issues.push_back({path, "invalid JSON at byte " + std::to_string(error.byte)});
-    return false;
-  } catch (const json::out_of_range& error) {
-    issues.push_back({path, number_overflow_message(error)});
-    return false;
-  }
+bool parse_object(std::string_view text, const std::string& path, json& out, Issues& issues) {
+  if (!schema::parse_document(text, path, out, issues)) return false;
   if (!out.is_object()) {
     issues.push_back({path, "expected object, got " + describe_json_value(out)});
     return false;
@@ -235,8 +226,8 @@ json convert_strategy(const json& in, json& training, json& system_overrides,
 nlohmann::json import_simumax(std::string_view model_text, std::string_view strategy_text,
                               std::string_view system_text, Issues& issues) {
   json model_in, strategy_in;
-  const bool model_ok = parse_simumax_document(model_text, "/simumax_model", model_in, issues);
-  const bool strategy_ok = parse_simumax_document(strategy_text, "/simumax_strategy", strategy_in, issues);
+  const bool model_ok = parse_object(model_text, "/simumax_model", model_in, issues);
+  const bool strategy_ok = parse_object(strategy_text, "/simumax_strategy", strategy_in, issues);
   json training = json::object();
   json system_overrides = json::object();
   std::vector<std::string> notes;
@@ -248,7 +239,7 @@ nlohmann::json import_simumax(std::string_view model_text, std::string_view stra
     notes.push_back("no SimuMax system file given: using the a100-pcie-80gb preset");
   } else {
     json system_in;
-    if (parse_simumax_document(system_text, "/simumax_system", system_in, issues)) {
+    if (parse_object(system_text, "/simumax_system", system_in, issues)) {
       system = convert_simumax_system(system_in, issues);
     }
   }
