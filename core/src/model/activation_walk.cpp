@@ -1,4 +1,4 @@
-#include "memory/activation_walk.h"
+#include "model/activation_walk.h"
 
 #include <cstddef>
 #include <vector>
