@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "schema/config_reader.h"
-#include "unit/interop_test_util.h"
+#include "interop/interop_test_util.h"
 
 namespace trainsim {
 namespace {

@@ -2,7 +2,7 @@
 // torchrun node layout, and notes for what Megatron-LM has no flag for.
 #include <gtest/gtest.h>
 
-#include "unit/interop_test_util.h"
+#include "interop/interop_test_util.h"
 
 namespace trainsim {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "report/result_csv.h"
-#include "unit/interop_test_util.h"
+#include "interop/interop_test_util.h"
 
 namespace trainsim {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "schema/config_reader.h"
 #include "schema/config_writer.h"
-#include "unit/interop_test_util.h"
+#include "interop/interop_test_util.h"
 
 namespace trainsim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "unit/interop_test_util.h"
+#include "interop/interop_test_util.h"
 
 namespace trainsim {
 namespace {
