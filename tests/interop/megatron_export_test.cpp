@@ -65,6 +65,8 @@ TEST(MegatronExportTest, NotesWhatHasNoMegatronFlag) {
   config["system"]["num_gpus"] = 8;
   config["training"]["fused_norm"] = false;
   config["training"]["te_version"] = "2.3";
+  config["training"]["train_tokens"] = 1e12;
+  config["model"] = {{"preset", "llama3-8b"}, {"max_position_embeddings", 8192}};
   config["training"]["recompute"] = {{"granularity", "selective"},
                                      {"modules", {"core_attn", "attn_proj"}},
                                      {"num_layers", 2},
@@ -73,13 +75,31 @@ TEST(MegatronExportTest, NotesWhatHasNoMegatronFlag) {
   for (const char* note : {"sequence_parallel is dropped: Megatron-LM disables it when tp is 1",
                            "fused_norm false has no Megatron-LM flag",
                            "te_version 2.3 is the installed Transformer Engine, not a flag",
-                           "recompute module \"attn_proj\" is SimuMax's and has no Megatron-LM flag",
+                           "recompute.modules \"attn_proj\" is SimuMax's and has no Megatron-LM flag",
                            "recompute.num_layers 2 (selective recompute in the first layers of each chunk) has no Megatron-LM flag",
-                           "recompute.keep_tail_outputs has no Megatron-LM flag"}) {
+                           "recompute.keep_tail_outputs has no Megatron-LM flag",
+                           "model.name \"Llama 3 8B\" is not a Megatron-LM flag",
+                           "train_tokens is not a Megatron-LM flag (set --train-samples or --train-iters)",
+                           "model.max_position_embeddings 8192 is read back only with learned position "
+                           "embeddings (rope has no position table)"}) {
     EXPECT_TRUE(has_note(result["notes"], note)) << note << " in " << result["notes"];
   }
   const std::string command = result["command"];
   EXPECT_NE(command.find("--recompute-modules core_attn \\"), std::string::npos) << command;
+}
+
+TEST(MegatronExportTest, WritesAPerLayerMoePatternWithANote) {
+  json config = testing::base_config();
+  config["model"] = json::parse(R"({"preset": "mixtral-8x7b", "num_layers": 8,
+                                    "moe": {"moe_layer_freq": [0, 1, 1, 0, 1, 1, 1, 1]}})");
+  const json result = export_of(config);
+  const std::string command = result["command"];
+  EXPECT_NE(command.find("--moe-layer-freq '([0]*1+[1]*2+[0]*1+[1]*4)'"), std::string::npos) << command;
+  config["model"]["moe"]["moe_layer_freq"] = 2;
+  EXPECT_NE(export_of(config)["command"].get<std::string>().find("--moe-layer-freq '([1,0]*4)'"), std::string::npos);
+  EXPECT_TRUE(has_note(result["notes"], "model.moe.moe_layer_freq is written as Megatron-LM's --moe-layer-freq "
+                                        "pattern; trainsim's Megatron-LM import reads only leading dense layers "
+                                        "followed by MoE layers"));
 }
 
 TEST(MegatronExportTest, BadConfigsGiveTheConfigErrors) {

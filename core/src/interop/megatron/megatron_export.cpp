@@ -35,8 +35,32 @@ class ArgList {
   std::vector<std::string>& out_;
 };
 
+// A per-layer 0/1 pattern as Megatron-LM's --moe-layer-freq expression: a
+// repeated period when there is one ("([1,0]*24)"), else its runs ("([0]*3+[1]*58)").
+std::string layer_pattern_expression(const std::vector<int8_t>& pattern) {
+  const size_t n = pattern.size();
+  for (size_t period = 1; period < n; ++period) {
+    if (n % period != 0) continue;
+    bool repeats = true;
+    for (size_t i = period; i < n && repeats; ++i) repeats = pattern[i] == pattern[i % period];
+    if (!repeats) continue;
+    std::string items;
+    for (size_t i = 0; i < period; ++i) items += (i > 0 ? "," : "") + std::to_string(pattern[i]);
+    return "([" + items + "]*" + std::to_string(n / period) + ")";
+  }
+  std::string runs;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && pattern[j] == pattern[i]) ++j;
+    runs += (runs.empty() ? "" : "+") + ("[" + std::to_string(pattern[i]) + "]*" + std::to_string(j - i));
+    i = j;
+  }
+  return "(" + runs + ")";
+}
+
 void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
   const ModelSpec& m = c.model;
+  if (!m.name.empty()) notes.push_back("model.name \"" + m.name + "\" is not a Megatron-LM flag");
   a.add("--num-layers", m.num_layers);
   a.add("--hidden-size", m.hidden_size);
   a.add("--ffn-hidden-size", m.ffn_hidden_size);
@@ -65,6 +89,10 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
         rope ? std::max(m.max_position_embeddings, c.training.seq_len) : m.max_position_embeddings);
   if (!rope && m.max_position_embeddings < c.training.seq_len) {
     notes.push_back("Megatron-LM requires --max-position-embeddings >= --seq-length");
+  }
+  if (rope && m.max_position_embeddings > 0) {
+    notes.push_back("model.max_position_embeddings " + str(m.max_position_embeddings) +
+                    " is read back only with learned position embeddings (rope has no position table)");
   }
   a.add("--normalization", m.norm == Norm::kRmsNorm ? "RMSNorm" : "LayerNorm");
   a.add_if(m.activation == Activation::kSwiglu, "--swiglu");
@@ -96,7 +124,11 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
     if (m.moe->shared_expert_ffn_hidden_size > 0) {
       a.add("--moe-shared-expert-intermediate-size", m.moe->shared_expert_ffn_hidden_size);
     }
-    if (m.moe->num_dense_layers > 0) {
+    if (!m.moe->layer_pattern.empty()) {
+      a.add("--moe-layer-freq", layer_pattern_expression(m.moe->layer_pattern));
+      notes.push_back("model.moe.moe_layer_freq is written as Megatron-LM's --moe-layer-freq pattern; "
+                      "trainsim's Megatron-LM import reads only leading dense layers followed by MoE layers");
+    } else if (m.moe->num_dense_layers > 0) {
       a.add("--moe-layer-freq", "([0]*" + str(m.moe->num_dense_layers) + "+[1]*" +
                                     str(m.num_layers - m.moe->num_dense_layers) + ")");
     }
@@ -118,7 +150,7 @@ void recompute_args(const RecomputeSpec& r, ArgList& a, std::vector<std::string>
     if (module <= RecomputeModule::kSharedExperts) {
       modules.emplace_back(schema::recompute_module_names().of(module));
     } else {
-      notes.push_back(std::string("recompute module \"") + schema::recompute_module_names().of(module) +
+      notes.push_back(std::string("recompute.modules \"") + schema::recompute_module_names().of(module) +
                       "\" is SimuMax's and has no Megatron-LM flag");
     }
   }
@@ -190,6 +222,9 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   a.add_if(c.model.moe && t.moe.pad_to_capacity, "--moe-pad-expert-input-to-capacity");
   if (!t.kernels.fused_norm) notes.push_back("fused_norm false has no Megatron-LM flag");
   if (t.moe.permute_probs_fused) notes.push_back("moe_permute_probs_fused has no Megatron-LM flag");
+  if (t.train_tokens > 0.0) {
+    notes.push_back("train_tokens is not a Megatron-LM flag (set --train-samples or --train-iters)");
+  }
   const TrainingSpec defaults;
   if (t.te_version_major != defaults.te_version_major || t.te_version_minor != defaults.te_version_minor) {
     notes.push_back("te_version " + str(t.te_version_major) + "." + str(t.te_version_minor) +
