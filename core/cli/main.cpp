@@ -20,6 +20,7 @@ constexpr const char* kUsage = R"(usage:
   trainsim search SPEC.json            the fastest plans that fit (strategy search)
   trainsim whatif CONFIG.json          step time when each system figure is scaled 0.5x..4x
   trainsim presets [ID]                list the embedded presets, or print one
+  trainsim schema                      the documents' keys, types, defaults, bounds and help
   trainsim import simumax --model M.json --strategy S.json [--system SYS.json]
                                        convert SimuMax config files into a trainsim config
   trainsim import hf CONFIG.json       convert a Hugging Face config.json into a trainsim model
@@ -175,6 +176,10 @@ int main(int argc, char** argv) {
     std::string error;
     if (!read_input(args[1], text, error)) return file_error("", error);
     return emit(trainsim::call(command, text));
+  }
+  if (command == "schema") {
+    if (args.size() != 1) return usage_error("schema takes no argument");
+    return emit(trainsim::call("schema", ""));
   }
   if (command == "presets") {
     if (args.size() > 2) return usage_error("presets takes at most one ID");

@@ -4,9 +4,11 @@
 #include "validate.h"
 
 #include <algorithm>
+#include <utility>
 #include <string>
 #include <type_traits>
 
+#include "input_limits.h"
 #include "model/pipeline_layout.h"
 
 namespace trainsim {
@@ -148,6 +150,77 @@ void validate_recompute(const Config& config, Checker& c) {
 }
 
 }  // namespace
+
+std::optional<Issue> check_tokens_per_micro_batch(int64_t seq_len, int64_t micro_batch_size,
+                                                  const std::string& path) {
+  if (seq_len * micro_batch_size <= kMaxTokensPerMicroBatch) return std::nullopt;  // <= 2^56
+  return Issue{path, "seq_len*micro_batch_size must be at most " +
+                         str(kMaxTokensPerMicroBatch) + " tokens, got " +
+                         str(seq_len * micro_batch_size)};
+}
+
+std::optional<Issue> check_world_size(const ParallelSpec& p, std::optional<int64_t> dp,
+                                      const std::string& prefix) {
+  // Each factor is below 2^25, so the partial products stay inside int64 (the
+  // plain product of four limits would overflow).
+  const std::pair<const char*, int64_t> factors[] = {
+      {"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp}, {"dp", dp.value_or(1)}};
+  std::string names;
+  int64_t product = 1;
+  for (const auto& [name, value] : factors) {
+    if (!names.empty()) names += '*';
+    names += name;
+    product *= value;
+    if (product > kMaxGpus) {
+      return Issue{prefix + "/" + name, names + " must be at most " + str(kMaxGpus) +
+                                            " (the largest number of GPUs), got " + str(product)};
+    }
+  }
+  return std::nullopt;
+}
+
+void derive_sizes(const SizeRequest& request, TrainingSpec& training, SystemSpec& system,
+                  Issues& issues) {
+  ParallelSpec& parallel = training.parallel;
+  const int64_t model_parallel = parallel.tp * parallel.pp * parallel.cp;
+  if (request.dp) {
+    parallel.dp = *request.dp;
+    if (system.num_gpus == 0) system.num_gpus = model_parallel * parallel.dp;
+  } else if (system.num_gpus > 0) {
+    if (system.num_gpus % model_parallel != 0) {
+      issues.push_back({"/system/num_gpus", "must be a multiple of tp*pp*cp (" + str(model_parallel) +
+                                                ") when training.dp is not set, got " +
+                                                str(system.num_gpus)});
+      return;
+    }
+    parallel.dp = system.num_gpus / model_parallel;
+  } else {
+    issues.push_back({"/training/dp", "missing required key (or set /system/num_gpus)"});
+    return;
+  }
+  const int64_t sequences_per_round = training.micro_batch_size * parallel.dp;
+  if (request.num_micro_batches) {
+    training.num_micro_batches = *request.num_micro_batches;
+  } else if (request.global_batch_size) {
+    if (*request.global_batch_size % sequences_per_round != 0) {
+      issues.push_back({request.batch_path, "must be a multiple of micro_batch_size*dp (" +
+                                                str(sequences_per_round) + "), got " +
+                                                str(*request.global_batch_size)});
+      return;
+    }
+    training.num_micro_batches = *request.global_batch_size / sequences_per_round;
+  }
+  // Simulating more passes would take minutes and gigabytes (input_limits.h). In
+  // double: pp * vpp * micro-batches can exceed int64 before validation bounds pp * vpp.
+  const double passes = static_cast<double>(parallel.pp) * static_cast<double>(parallel.vpp) *
+                        static_cast<double>(training.num_micro_batches);
+  if (passes > static_cast<double>(kMaxPipelinePasses)) {
+    issues.push_back({request.num_micro_batches ? "/training/num_micro_batches" : request.batch_path,
+                      "too many micro-batches to simulate: num_micro_batches*pp*vpp must be at most " +
+                          str(kMaxPipelinePasses) + ", got " + str(training.num_micro_batches) +
+                          "*" + str(parallel.pp) + "*" + str(parallel.vpp)});
+  }
+}
 
 Issues validate(const Config& config) {
   Issues issues;

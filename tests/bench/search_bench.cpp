@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "io/search_json.h"
+#include "schema/search_request.h"
 #include "search/enumerate.h"
 #include "search/evaluator.h"
 #include "search/search.h"
@@ -24,10 +24,10 @@ const char* kLlama70bOn1024Gpus = R"({
                   {"granularity": "full", "method": "uniform", "num_layers": 1}]}
 })";
 
-trainsim::io::SearchRequest parse(const char* text) {
-  trainsim::io::SearchRequest request;
+trainsim::schema::SearchRequest parse(const char* text) {
+  trainsim::schema::SearchRequest request;
   trainsim::Issues issues;
-  trainsim::io::read_search_request(text, request, issues);
+  trainsim::schema::read_search_request(text, request, issues);
   return request;
 }
 
@@ -45,7 +45,7 @@ void add_counters(benchmark::State& state, const trainsim::SearchCounts& c) {
 // The whole search from a parsed document: enumeration, pruning, estimates,
 // ranking and the full estimates of the top 10.
 void BM_SearchLlama70bOn1024Gpus(benchmark::State& state) {
-  const trainsim::io::SearchRequest request = parse(kLlama70bOn1024Gpus);
+  const trainsim::schema::SearchRequest request = parse(kLlama70bOn1024Gpus);
   trainsim::SearchCounts counts;
   for (auto _ : state) {
     const trainsim::SearchOutcome out = trainsim::run_search(request.spec, {}, false);
@@ -64,7 +64,7 @@ BENCHMARK(BM_SearchJsonLlama70bOn1024Gpus)->Unit(benchmark::kMillisecond);
 
 // Enumeration alone (every combination through validate()).
 void BM_EnumerateLlama70bOn1024Gpus(benchmark::State& state) {
-  const trainsim::io::SearchRequest request = parse(kLlama70bOn1024Gpus);
+  const trainsim::schema::SearchRequest request = parse(kLlama70bOn1024Gpus);
   for (auto _ : state) {
     benchmark::DoNotOptimize(trainsim::enumerate_candidates(request.spec).candidates.data());
   }
@@ -74,7 +74,7 @@ BENCHMARK(BM_EnumerateLlama70bOn1024Gpus)->Unit(benchmark::kMillisecond);
 // Candidate evaluations as the search does them: static-memory bound, op-level
 // memory and a step-time lower bound, over every valid candidate of the search.
 void BM_CandidateScreening(benchmark::State& state) {
-  const trainsim::io::SearchRequest request = parse(kLlama70bOn1024Gpus);
+  const trainsim::schema::SearchRequest request = parse(kLlama70bOn1024Gpus);
   const auto candidates = trainsim::enumerate_candidates(request.spec).candidates;
   trainsim::CandidateEvaluator evaluator(request.spec, request.spec.system.gpu.hbm_capacity_bytes);
   for (auto _ : state) {
@@ -90,7 +90,7 @@ BENCHMARK(BM_CandidateScreening)->Unit(benchmark::kMillisecond);
 // Exact estimates (op-level memory and the simulated pipeline, no timeline)
 // of every valid candidate, fitting or not.
 void BM_CandidateExactEstimates(benchmark::State& state) {
-  const trainsim::io::SearchRequest request = parse(kLlama70bOn1024Gpus);
+  const trainsim::schema::SearchRequest request = parse(kLlama70bOn1024Gpus);
   const auto candidates = trainsim::enumerate_candidates(request.spec).candidates;
   trainsim::CandidateEvaluator evaluator(request.spec, request.spec.system.gpu.hbm_capacity_bytes);
   for (auto _ : state) {

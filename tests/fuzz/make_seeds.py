@@ -9,7 +9,7 @@ parallel strategies valid by construction (dense, GQA, MLA, MoE; some with a
 sliding window and MTP layers;
 tp/pp/vpp/cp/ep/sp, recompute, ZeRO, dtypes) on the system presets in rotation
 (--all-systems: on every one of them), every bad input pinned in
-tests/config/config_errors_test.cpp (merge patches of the base config in
+tests/schema/config_errors_test.cpp (merge patches of the base config in
 tests/test_util.h), the web smoke config and, with --cli, SimuMax oracle cases
 converted by `trainsim import simumax`. Seeds for simumax_import_fuzz: every
 third case of tests/validation/data/simumax_a100_oracle.json (--all-systems:
@@ -161,7 +161,7 @@ def bad_input_seeds():
     with open(os.path.join(ROOT, "tests", "test_util.h")) as f:
         base = json.loads(re.search(r'base_config\(\) \{\s*return nlohmann::json::parse\(R"\((.*?)\)"\);',
                                     f.read(), re.S).group(1))
-    with open(os.path.join(ROOT, "tests", "config", "config_errors_test.cpp")) as f:
+    with open(os.path.join(ROOT, "tests", "schema", "config_errors_test.cpp")) as f:
         text = f.read()
     seeds = []
     for name, patch in re.findall(r'\{"(\w+)",\s*R"\((.*?)\)"', text, re.S):

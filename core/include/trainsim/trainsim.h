@@ -38,6 +38,10 @@ std::string call_json(std::string_view op, std::string_view input);
 /// Example: estimate_json(R"({"model":"llama3-8b","training":{...},"system":"h100-sxm-80gb"})")
 std::string estimate_json(std::string_view config_text);
 
+/// The published schema of config, search and what-if documents: keys, types,
+/// enums, defaults, bounds, units and help text (README "API").
+std::string schema_json();
+
 /// Lists the embedded preset ids: {"ok":true,"result":{"models":[...],"systems":[...]}}.
 std::string presets_json();
 

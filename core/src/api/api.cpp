@@ -7,7 +7,8 @@
 #include "api/envelope.h"
 #include "api/guarded.h"
 #include "api/ops.h"
-#include "io/config_json.h"
+#include "schema/config_reader.h"
+#include "schema/json_reader.h"
 #include "trainsim/trainsim.h"
 #include "validate.h"
 
@@ -24,6 +25,7 @@ constexpr std::array kOps = {
     Op{"estimate", &api::estimate},
     Op{"presets", &api::presets},
     Op{"preset", &api::preset},
+    Op{"schema", &api::describe_schema},
     Op{"import_hf", &api::import_hf},
     Op{"import_megatron", &api::import_megatron_document},
     Op{"import_simumax", &api::import_simumax_document},
@@ -59,6 +61,7 @@ std::string call_json(std::string_view op, std::string_view input) {
 }
 
 std::string estimate_json(std::string_view config_text) { return call("estimate", config_text).envelope; }
+std::string schema_json() { return call("schema", "").envelope; }
 std::string presets_json() { return call("presets", "").envelope; }
 std::string preset_json(std::string_view id) { return call("preset", id).envelope; }
 std::string import_hf_json(std::string_view text) { return call("import_hf", text).envelope; }
@@ -82,11 +85,17 @@ std::string import_simumax_json(std::string_view model_text, std::string_view st
 
 std::string version() { return "0.1.0"; }
 
-bool parse_config(std::string_view config_text, Config& config, Issues& issues) {
-  if (!io::read_config(config_text, config, issues)) return false;
-  Issues cross = validate(config);
+bool api::read_valid_config(const nlohmann::json& document, Config& config, Issues& issues) {
+  if (!schema::read_config_document(document, config, issues)) return false;
+  const Issues cross = validate(config);
   issues.insert(issues.end(), cross.begin(), cross.end());
   return issues.empty();
+}
+
+bool parse_config(std::string_view config_text, Config& config, Issues& issues) {
+  nlohmann::json document;
+  if (!schema::parse_document(config_text, "", document, issues)) return false;
+  return api::read_valid_config(document, config, issues);
 }
 
 std::string internal_error_json(std::string_view what) {

@@ -4,11 +4,12 @@
 
 #include "api/envelope.h"
 #include "api/ops.h"
-#include "io/config_export.h"
-#include "io/megatron_export.h"
-#include "io/preset_store.h"
-#include "io/result_export.h"
-#include "io/result_json.h"
+#include "schema/config_writer.h"
+#include "interop/megatron/megatron_export.h"
+#include "schema/preset_store.h"
+#include "schema/schema_json.h"
+#include "report/result_csv.h"
+#include "report/result_json.h"
 
 namespace trainsim::api {
 namespace {
@@ -28,37 +29,41 @@ ApiResult estimate(std::string_view config_text) {
   Config config;
   Issues issues;
   if (!parse_config(config_text, config, issues)) return error_envelope(issues);
-  return ok_envelope_text(io::estimate_envelope(trainsim::estimate(config)));
+  return ok_envelope_text(report::estimate_result_text(trainsim::estimate(config)));
 }
 
 ApiResult export_megatron(std::string_view config_text) {
   return with_config(config_text, [](const Config& config) {
-    const io::MegatronCommand command = io::megatron_command(config);
+    const interop::MegatronCommand command = interop::megatron_command(config);
     return nlohmann::json{{"launcher_args", command.launcher_args},
                           {"args", command.args},
-                          {"command", io::megatron_command_text(command)},
+                          {"command", interop::megatron_command_text(command)},
                           {"notes", command.notes}};
   });
 }
 
 ApiResult export_config(std::string_view config_text) {
   return with_config(config_text, [](const Config& config) {
-    return nlohmann::json{{"config", io::config_to_json(config)}};
+    return nlohmann::json{{"config", schema::config_to_json(config)}};
   });
 }
 
 ApiResult export_csv(std::string_view config_text) {
   return with_config(config_text, [](const Config& config) {
-    return nlohmann::json{{"csv", io::estimate_to_csv(trainsim::estimate(config))}};
+    return nlohmann::json{{"csv", report::estimate_to_csv(trainsim::estimate(config))}};
   });
+}
+
+ApiResult describe_schema(std::string_view /*ignored*/) {
+  return ok_envelope(schema::schema_document());
 }
 
 ApiResult presets(std::string_view /*ignored*/) {
   nlohmann::json result;
   for (const char* kind : {"model", "system"}) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& id : io::preset_ids(kind)) {
-      const nlohmann::json* preset = io::find_preset(kind, id);
+    for (const auto& id : schema::preset_ids(kind)) {
+      const nlohmann::json* preset = schema::find_preset(kind, id);
       list.push_back({{"id", id}, {"label", preset->value("label", id)}});
     }
     result[std::string(kind) + "s"] = list;
@@ -68,7 +73,7 @@ ApiResult presets(std::string_view /*ignored*/) {
 
 ApiResult preset(std::string_view id) {
   for (const char* kind : {"model", "system"}) {
-    if (const nlohmann::json* preset = io::find_preset(kind, id)) return ok_envelope(*preset);
+    if (const nlohmann::json* preset = schema::find_preset(kind, id)) return ok_envelope(*preset);
   }
   return error_envelope({{"", "unknown preset \"" + std::string(id) + "\""}});
 }

@@ -1,17 +1,29 @@
 #include "api/envelope.h"
 
-#include "io/result_json.h"
+#include "report/result_json.h"
+#include "schema/json_reader.h"
 
 namespace trainsim::api {
 
 ApiResult ok_envelope(const nlohmann::json& result) {
-  return {io::result_envelope(result), true, false};
+  report::check_finite(result);
+  return {schema::dump({{"schema_version", kSchemaVersion}, {"ok", true}, {"result", result}}), true,
+          false};
 }
 
-ApiResult ok_envelope_text(std::string text) { return {std::move(text), true, false}; }
+ApiResult ok_envelope_text(std::string result_text) {
+  return {"{\"schema_version\":" + std::to_string(kSchemaVersion) + ",\"ok\":true,\"result\":" +
+              result_text + "}",
+          true, false};
+}
 
 ApiResult error_envelope(const Issues& issues) {
-  return {io::errors_envelope(issues), false, false};
+  nlohmann::json errors = nlohmann::json::array();
+  for (const Issue& issue : issues) {
+    errors.push_back({{"path", issue.path}, {"message", issue.message}});
+  }
+  return {schema::dump({{"schema_version", kSchemaVersion}, {"ok", false}, {"errors", errors}}),
+          false, false};
 }
 
 ApiResult internal_error_envelope(std::string_view what) {
@@ -21,7 +33,7 @@ ApiResult internal_error_envelope(std::string_view what) {
       {"internal", true},
       {"errors",
        {{{"path", ""}, {"message", "internal error (please report): " + std::string(what)}}}}};
-  return {io::dump(envelope), false, true};
+  return {schema::dump(envelope), false, true};
 }
 
 }  // namespace trainsim::api

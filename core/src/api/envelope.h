@@ -14,8 +14,9 @@ namespace trainsim::api {
 
 // {"ok":true,"result":...,"schema_version":1}
 ApiResult ok_envelope(const nlohmann::json& result);
-// An "ok" envelope the caller wrote as text (the estimate, with its timeline).
-ApiResult ok_envelope_text(std::string text);
+// The same around a result object the caller wrote as text (the estimate,
+// with its timeline).
+ApiResult ok_envelope_text(std::string result_text);
 // {"errors":[{"message":...,"path":...}],"ok":false,"schema_version":1}
 ApiResult error_envelope(const Issues& issues);
 // {"errors":[...],"internal":true,"ok":false,"schema_version":1}

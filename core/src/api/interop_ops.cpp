@@ -3,10 +3,10 @@
 
 #include "api/envelope.h"
 #include "api/ops.h"
-#include "io/hf_import.h"
-#include "io/json_reader.h"
-#include "io/megatron_import.h"
-#include "io/simumax_import.h"
+#include "interop/hf/hf_import.h"
+#include "schema/json_reader.h"
+#include "interop/megatron/megatron_import.h"
+#include "interop/simumax/simumax_import.h"
 
 namespace trainsim::api {
 namespace {
@@ -21,8 +21,8 @@ ApiResult converted(const nlohmann::json& result, const Issues& issues) {
 bool read_texts(std::string_view input, std::initializer_list<std::pair<const char*, bool>> keys,
                 std::vector<std::string>& texts, Issues& issues) {
   nlohmann::json document;
-  if (!io::parse_document(input, "", document, issues)) return false;
-  io::ObjectReader r(document, "", issues);
+  if (!schema::parse_document(input, "", document, issues)) return false;
+  schema::ObjectReader r(document, "", issues);
   for (const auto& [key, required] : keys) {
     if (required && r.ok() && !r.has(key)) {
       r.raw(key);
@@ -38,20 +38,20 @@ bool read_texts(std::string_view input, std::initializer_list<std::pair<const ch
 
 ApiResult import_hf(std::string_view config_json_text) {
   Issues issues;
-  const nlohmann::json result = io::import_hf(config_json_text, issues);
+  const nlohmann::json result = interop::import_hf(config_json_text, issues);
   return converted(result, issues);
 }
 
 ApiResult import_megatron(std::string_view args_text, std::string_view system_preset) {
   Issues issues;
-  const nlohmann::json result = io::import_megatron(args_text, system_preset, issues);
+  const nlohmann::json result = interop::import_megatron(args_text, system_preset, issues);
   return converted(result, issues);
 }
 
 ApiResult import_simumax(std::string_view model_text, std::string_view strategy_text,
                          std::string_view system_text) {
   Issues issues;
-  const nlohmann::json result = io::import_simumax(model_text, strategy_text, system_text, issues);
+  const nlohmann::json result = interop::import_simumax(model_text, strategy_text, system_text, issues);
   return converted(result, issues);
 }
 

@@ -3,11 +3,17 @@
 // and the named functions of trainsim.h run them inside guarded().
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string_view>
 
 #include "trainsim/trainsim.h"
 
 namespace trainsim::api {
+
+// Reads a config document and checks its cross-field rules (validate.h);
+// false with issues when it is not a valid config.
+bool read_valid_config(const nlohmann::json& document, Config& config, Issues& issues);
 
 // api/config_ops.cpp: one config document in.
 ApiResult estimate(std::string_view config_text);
@@ -15,6 +21,7 @@ ApiResult export_megatron(std::string_view config_text);
 ApiResult export_config(std::string_view config_text);
 ApiResult export_csv(std::string_view config_text);
 ApiResult presets(std::string_view ignored);
+ApiResult describe_schema(std::string_view ignored);
 ApiResult preset(std::string_view id);
 
 // api/interop_ops.cpp: foreign formats in.

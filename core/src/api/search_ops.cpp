@@ -4,61 +4,76 @@
 
 #include "api/envelope.h"
 #include "api/ops.h"
-#include "io/config_export.h"
-#include "io/config_json.h"
-#include "io/json_reader.h"
-#include "io/result_json.h"
-#include "io/search_json.h"
-#include "io/whatif_json.h"
-#include "search/system_scaling.h"
+#include "report/search_merge.h"
+#include "report/search_result.h"
+#include "report/whatif_result.h"
+#include "schema/config_reader.h"
+#include "schema/config_writer.h"
+#include "schema/enums.h"
+#include "schema/json_reader.h"
+#include "schema/search_request.h"
+#include "schema/whatif_request.h"
+#include "whatif/sensitivity.h"
+#include "whatif/system_scaling.h"
 
 namespace trainsim::api {
 
 ApiResult search(std::string_view search_text) {
-  io::SearchRequest request;
+  schema::SearchRequest request;
   Issues issues;
-  if (!io::read_search_request(search_text, request, issues)) return error_envelope(issues);
+  if (!schema::read_search_request(search_text, request, issues)) return error_envelope(issues);
   const SearchOutcome outcome = run_search(request.spec, request.page, request.include_points);
-  return ok_envelope(io::search_result_json(request, outcome));
+  return ok_envelope(report::search_result_json(request, outcome));
 }
 
 ApiResult search_merge(std::string_view pages_text) {
   Issues issues;
-  nlohmann::json merged = io::merge_search_pages(pages_text, issues);
+  const nlohmann::json merged = report::merge_search_pages(pages_text, issues);
   if (!issues.empty()) return error_envelope(issues);
   return ok_envelope(merged);
 }
 
-ApiResult whatif(std::string_view config_text) {
+// A config document with an optional "whatif" object; config issues first.
+ApiResult whatif(std::string_view text) {
   Issues issues;
-  nlohmann::json result = io::whatif_result(config_text, issues);
+  nlohmann::json document;
+  if (!schema::parse_document(text, "", document, issues)) return error_envelope(issues);
+  schema::WhatIfRequest request;
+  Issues whatif_issues;
+  if (document.is_object() && document.contains("whatif")) {
+    schema::read_whatif(document["whatif"], request, whatif_issues);
+    document.erase("whatif");
+  }
+  Config config;
+  read_valid_config(document, config, issues);
+  issues.insert(issues.end(), whatif_issues.begin(), whatif_issues.end());
   if (!issues.empty()) return error_envelope(issues);
-  return ok_envelope(result);
+  return ok_envelope(report::whatif_to_json(sensitivity(config, request.factors, request.figures),
+                                            request.factors));
 }
 
 ApiResult scale_system(std::string_view input) {
   Issues issues;
   nlohmann::json document;
-  if (!io::parse_document(input, "", document, issues)) return error_envelope(issues);
-  io::ObjectReader r(document, "", issues);
+  if (!schema::parse_document(input, "", document, issues)) return error_envelope(issues);
+  schema::ObjectReader r(document, "", issues);
   SystemSpec system;
   if (const nlohmann::json* value = r.raw("system")) {
-    const nlohmann::json resolved = io::resolve_preset_reference(*value, "system", "/system", issues);
-    if (!resolved.is_null()) io::read_system(resolved, "/system", system, issues);
+    const nlohmann::json resolved = schema::resolve_preset_reference(*value, "system", "/system", issues);
+    if (!resolved.is_null()) schema::read_system(resolved, "/system", system, issues);
   } else if (r.ok()) {
     issues.push_back({"/system", "missing required key"});
   }
-  std::optional<SystemFigure> figure;
-  if (const auto name = r.optional_string("figure")) {
-    figure = system_figure_by_name(*name);
-    if (!figure) issues.push_back({"/figure", "unknown figure \"" + *name + "\""});
-  } else if (r.ok() && !r.has("figure")) {
+  if (r.ok() && !r.has("figure")) {
+    r.raw("figure");
     issues.push_back({"/figure", "missing required key"});
   }
+  const auto figure = r.optional_enum("figure", schema::whatif_figure_names().names);
   const double factor = r.required_number("factor", 0.0, 1000.0, true);
   r.finish();
   if (!issues.empty()) return error_envelope(issues);
-  nlohmann::json scaled = io::system_to_json(trainsim::scale_system(system, *figure, factor));
+  const auto scaled_figure = static_cast<SystemFigure>(*figure);
+  nlohmann::json scaled = schema::system_to_json(trainsim::scale_system(system, scaled_figure, factor));
   if (system.num_gpus == 0) scaled.erase("num_gpus");
   return ok_envelope({{"system", scaled}});
 }

@@ -18,12 +18,6 @@ StaticMemory sharded(const TrainingSpec& t, double params, double weight_bytes, 
 
 }  // namespace
 
-double dense_shard_group(const ParallelSpec& p) { return static_cast<double>(p.dp * p.cp); }
-
-double expert_shard_group(const ParallelSpec& p) {
-  return static_cast<double>(p.tp * p.dp * p.cp) / static_cast<double>(p.ep * p.etp);
-}
-
 StaticMemory static_memory(const TrainingSpec& t, const RankParams& params,
                            double dense_weight_bytes, double expert_weight_bytes) {
   const StaticMemory dense =

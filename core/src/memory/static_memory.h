@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/param_count.h"
+#include "model/shard_groups.h"
 #include "trainsim/spec.h"
 
 namespace trainsim {
@@ -14,12 +15,6 @@ struct StaticMemory {
   double gradients_bytes = 0.0;
   double optimizer_bytes = 0.0;
 };
-
-// Data-parallel group sizes that shard optimizer state: dense parameters over
-// dp * cp (Megatron's dp-cp group), routed experts over the expert-data-parallel
-// group world / (ep * etp * pp).
-double dense_shard_group(const ParallelSpec& parallel);
-double expert_shard_group(const ParallelSpec& parallel);
 
 // weight bytes are passed separately because fp8 GEMM weights take 1 byte.
 StaticMemory static_memory(const TrainingSpec& training, const RankParams& params,

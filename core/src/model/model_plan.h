@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "memory/activation_walk.h"
+#include "model/activation_walk.h"
 #include "model/op.h"
 #include "model/pipeline_layout.h"
 #include "trainsim/spec.h"

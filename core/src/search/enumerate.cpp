@@ -4,7 +4,6 @@
 #include <cctype>
 #include <numeric>
 
-#include "io/limits.h"
 #include "validate.h"
 
 namespace trainsim {
@@ -27,29 +26,12 @@ bool same_mode(const RecomputeSpec& a, const RecomputeSpec& b) {
          a.keep_tail_outputs == b.keep_tail_outputs;
 }
 
-// The rules the config parser checks before validate(), in its order, as
-// issue_reason() words them: io/training_json.cpp (tokens per micro-batch),
-// io/config_json.cpp (resolve_parallel_sizes: whole micro-batches, passes to
-// simulate). Empty when the parser accepts the candidate's sizes.
-std::string parser_issue(const Candidate& c, int64_t seq_len, bool batch_ok) {
-  if (seq_len * c.micro_batch_size > io::kMaxTokensPerMicroBatch) {
-    return "/training/micro_batch_size: seq_len*micro_batch_size must be at most " +
-           std::to_string(io::kMaxTokensPerMicroBatch) + " tokens";
-  }
-  if (!batch_ok) return "/training/global_batch_size: must be a multiple of micro_batch_size*dp";
-  const double passes = static_cast<double>(c.pp) * static_cast<double>(c.vpp) *
-                        static_cast<double>(c.num_micro_batches);
-  if (passes > static_cast<double>(io::kMaxPipelinePasses)) {
-    return "/training/global_batch_size: too many micro-batches to simulate: "
-           "num_micro_batches*pp*vpp must be at most " +
-           std::to_string(io::kMaxPipelinePasses);
-  }
-  return "";
-}
-
 class Enumerator {
  public:
-  explicit Enumerator(const SearchSpec& spec) : spec_(spec), config_(base_config(spec)) {}
+  explicit Enumerator(const SearchSpec& spec) : spec_(spec), config_(base_config(spec)) {
+    sizes_.global_batch_size = spec.global_batch_size;  // dp follows from the GPU count
+    sizes_.batch_path = "/training/global_batch_size";
+  }
 
   Enumeration run() {
     for (const int64_t n : spec_.num_gpus) {
@@ -121,15 +103,12 @@ class Enumerator {
       for (const int64_t mbs : spec_.micro_batch_size) {
         c.sequence_parallel = sp;
         c.micro_batch_size = static_cast<int32_t>(mbs);
-        const int64_t round = mbs * c.dp;
-        const bool batch_ok = spec_.global_batch_size % round == 0;
-        c.num_micro_batches = batch_ok ? static_cast<int32_t>(spec_.global_batch_size / round) : 1;
-        splits(c, batch_ok);
+        splits(c);
       }
     }
   }
 
-  void splits(Candidate c, bool batch_ok) {
+  void splits(Candidate c) {
     const int64_t layers = spec_.model.num_layers;
     const ParallelSpec& t = spec_.training.parallel;
     const int64_t slots = (t.account_for_embedding_in_pipeline_split ? 1 : 0) +
@@ -155,7 +134,7 @@ class Enumerator {
       if (vpps.empty()) vpps = c.pp > 1 ? divisors(common, common) : std::vector<int64_t>{1};
       for (const int64_t vpp : vpps) {
         c.vpp = static_cast<int32_t>(vpp);
-        modes(c, batch_ok, (largest + vpp - 1) / vpp);
+        modes(c, (largest + vpp - 1) / vpp);
       }
     }
   }
@@ -163,7 +142,7 @@ class Enumerator {
   // Each recompute mode with num_layers resolved for this layout; a mode that
   // acts exactly like an earlier one here (its layer count reaches every layer
   // of the largest chunk, as the earlier one's did) is skipped.
-  void modes(Candidate c, bool batch_ok, int64_t chunk_layers) {
+  void modes(Candidate c, int64_t chunk_layers) {
     std::vector<std::pair<size_t, int64_t>> seen;  // (mode, effective layers)
     for (size_t i = 0; i < spec_.recompute.size(); ++i) {
       const RecomputeMode& mode = spec_.recompute[i];
@@ -179,29 +158,36 @@ class Enumerator {
       c.recompute_num_layers = static_cast<int32_t>(n);
       for (const int64_t zero : spec_.zero_stage) {
         c.zero_stage = static_cast<int8_t>(zero);
-        finish(c, batch_ok);
+        finish(c);
       }
     }
   }
 
-  void finish(const Candidate& c, bool batch_ok) {
+  // The config parser's rules, in its order (validate.h): tokens per
+  // micro-batch, the size derivation (whole micro-batches, passes to simulate),
+  // then the cross-field rules.
+  void finish(Candidate c) {
     ++out_.considered;
-    if (const std::string reason = parser_issue(c, spec_.training.seq_len, batch_ok);
-        !reason.empty()) {
-      ++out_.invalid_by_reason[reason];
-      return;
-    }
     apply_candidate(spec_, c, config_);
-    const Issues issues = validate(config_);
+    Issues issues;
+    if (auto issue = check_tokens_per_micro_batch(config_.training.seq_len, c.micro_batch_size,
+                                                  "/training/micro_batch_size")) {
+      issues.push_back(std::move(*issue));
+    } else {
+      derive_sizes(sizes_, config_.training, config_.system, issues);
+    }
+    if (issues.empty()) issues = validate(config_);
     if (!issues.empty()) {
       ++out_.invalid_by_reason[issue_reason(issues.front())];
       return;
     }
+    c.num_micro_batches = static_cast<int32_t>(config_.training.num_micro_batches);
     out_.candidates.push_back(c);
   }
 
   const SearchSpec& spec_;
   Config config_;
+  SizeRequest sizes_;
   Enumeration out_;
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> splits_;  ///< by pp
 };

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "memory/static_memory.h"
+#include "model/shard_groups.h"
 #include "time/collectives.h"
 #include "time/op_time.h"
 

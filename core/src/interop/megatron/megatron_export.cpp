@@ -1,0 +1,289 @@
+// Megatron-LM flags of a config. Flag names and semantics: arguments.py at
+// NVIDIA/Megatron-LM core_v0.14.0 (see megatron_import*.cpp for the rules each
+// flag follows). Flags are written whenever Megatron-LM's default differs from
+// the value, so that the importer reads back the same config.
+#include "interop/megatron/megatron_export.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+#include "schema/enums.h"
+
+namespace trainsim::interop {
+
+namespace {
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+class ArgList {
+ public:
+  explicit ArgList(std::vector<std::string>& out) : out_(out) {}
+  void add(const char* flag) { out_.emplace_back(flag); }
+  void add(const char* flag, const std::string& value) {
+    out_.emplace_back(flag);
+    out_.push_back(value);
+  }
+  void add(const char* flag, int64_t value) { add(flag, str(value)); }
+  void add_if(bool condition, const char* flag) {
+    if (condition) add(flag);
+  }
+
+ private:
+  std::vector<std::string>& out_;
+};
+
+// A per-layer 0/1 pattern as Megatron-LM's --moe-layer-freq expression: a
+// repeated period when there is one ("([1,0]*24)"), else its runs ("([0]*3+[1]*58)").
+std::string layer_pattern_expression(const std::vector<int8_t>& pattern) {
+  const size_t n = pattern.size();
+  for (size_t period = 1; period < n; ++period) {
+    if (n % period != 0) continue;
+    bool repeats = true;
+    for (size_t i = period; i < n && repeats; ++i) repeats = pattern[i] == pattern[i % period];
+    if (!repeats) continue;
+    std::string items;
+    for (size_t i = 0; i < period; ++i) items += (i > 0 ? "," : "") + std::to_string(pattern[i]);
+    return "([" + items + "]*" + std::to_string(n / period) + ")";
+  }
+  std::string runs;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && pattern[j] == pattern[i]) ++j;
+    runs += (runs.empty() ? "" : "+") + ("[" + std::to_string(pattern[i]) + "]*" + std::to_string(j - i));
+    i = j;
+  }
+  return "(" + runs + ")";
+}
+
+void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
+  const ModelSpec& m = c.model;
+  if (!m.name.empty()) notes.push_back("model.name \"" + m.name + "\" is not a Megatron-LM flag");
+  a.add("--num-layers", m.num_layers);
+  a.add("--hidden-size", m.hidden_size);
+  a.add("--ffn-hidden-size", m.ffn_hidden_size);
+  a.add("--num-attention-heads", m.num_attention_heads);
+  int64_t default_head_dim = m.hidden_size % m.num_attention_heads == 0
+                                 ? m.hidden_size / m.num_attention_heads
+                                 : 0;
+  if (m.mla) {
+    a.add("--multi-latent-attention");
+    if (m.mla->q_lora_rank > 0) a.add("--q-lora-rank", m.mla->q_lora_rank);
+    a.add("--kv-lora-rank", m.mla->kv_lora_rank);
+    a.add("--qk-head-dim", m.mla->qk_nope_head_dim);
+    a.add("--qk-pos-emb-head-dim", m.mla->qk_rope_head_dim);
+    a.add("--v-head-dim", m.mla->v_head_dim);
+    default_head_dim = m.mla->qk_nope_head_dim + m.mla->qk_rope_head_dim;
+  }
+  if (m.num_kv_heads != m.num_attention_heads) {
+    a.add("--group-query-attention");
+    a.add("--num-query-groups", m.num_kv_heads);
+  }
+  if (m.head_dim != default_head_dim) a.add("--kv-channels", m.head_dim);
+  const bool rope = m.position_embedding == PositionEmbedding::kRope;
+  a.add("--position-embedding-type", rope ? "rope" : "learned_absolute");
+  // validate_args asserts max_position_embeddings >= seq_length.
+  a.add("--max-position-embeddings",
+        rope ? std::max(m.max_position_embeddings, c.training.seq_len) : m.max_position_embeddings);
+  if (!rope && m.max_position_embeddings < c.training.seq_len) {
+    notes.push_back("Megatron-LM requires --max-position-embeddings >= --seq-length");
+  }
+  if (rope && m.max_position_embeddings > 0) {
+    notes.push_back("model.max_position_embeddings " + str(m.max_position_embeddings) +
+                    " is read back only with learned position embeddings (rope has no position table)");
+  }
+  a.add("--normalization", m.norm == Norm::kRmsNorm ? "RMSNorm" : "LayerNorm");
+  a.add_if(m.activation == Activation::kSwiglu, "--swiglu");
+  a.add_if(!m.tie_embeddings, "--untie-embeddings-and-output-weights");
+  a.add_if(!m.linear_bias, "--disable-bias-linear");
+  a.add_if(m.qk_layernorm, "--qk-layernorm");
+  if (m.mtp_num_layers > 0) a.add("--mtp-num-layers", m.mtp_num_layers);
+  if (m.sliding_window_tokens > 0) {
+    a.add("--window-size", str(m.sliding_window_tokens) + ",0");
+    if (m.full_attention_every_n_layers > 0) {
+      a.add("--window-attn-skip-freq", m.full_attention_every_n_layers);
+    }
+  }
+  if (m.make_vocab_size_divisible_by != 128) {
+    a.add("--make-vocab-size-divisible-by", m.make_vocab_size_divisible_by);
+  }
+  // _NullTokenizer has vocab_size + 1 entries (its end-of-document token).
+  a.add("--tokenizer-type", "NullTokenizer");
+  a.add("--vocab-size", m.vocab_size - 1);
+  notes.push_back("--tokenizer-type NullTokenizer --vocab-size " + str(m.vocab_size - 1) +
+                  " stands for a tokenizer of " + str(m.vocab_size) +
+                  " entries: use your tokenizer's flags instead");
+  a.add("--attention-dropout", "0.0");  // trainsim models no dropout; Megatron's default is 0.1
+  a.add("--hidden-dropout", "0.0");
+  if (m.moe) {
+    a.add("--num-experts", m.moe->num_experts);
+    a.add("--moe-router-topk", m.moe->top_k);
+    a.add("--moe-ffn-hidden-size", m.moe->expert_ffn_hidden_size);
+    if (m.moe->shared_expert_ffn_hidden_size > 0) {
+      a.add("--moe-shared-expert-intermediate-size", m.moe->shared_expert_ffn_hidden_size);
+    }
+    if (!m.moe->layer_pattern.empty()) {
+      a.add("--moe-layer-freq", layer_pattern_expression(m.moe->layer_pattern));
+      notes.push_back("model.moe.moe_layer_freq is written as Megatron-LM's --moe-layer-freq pattern; "
+                      "trainsim's Megatron-LM import reads only leading dense layers followed by MoE layers");
+    } else if (m.moe->num_dense_layers > 0) {
+      a.add("--moe-layer-freq", "([0]*" + str(m.moe->num_dense_layers) + "+[1]*" +
+                                    str(m.num_layers - m.moe->num_dense_layers) + ")");
+    }
+    a.add("--moe-grouped-gemm");
+    a.add("--moe-token-dispatcher-type", "alltoall");
+  }
+}
+
+void recompute_args(const RecomputeSpec& r, ArgList& a, std::vector<std::string>& notes) {
+  if (r.granularity == RecomputeGranularity::kFull) {
+    a.add("--recompute-granularity", "full");
+    a.add("--recompute-method", r.method == RecomputeMethod::kUniform ? "uniform" : "block");
+    a.add("--recompute-num-layers", r.num_layers);
+    return;
+  }
+  if (r.granularity != RecomputeGranularity::kSelective) return;
+  std::vector<std::string> modules;
+  for (const RecomputeModule module : r.modules) {
+    if (module <= RecomputeModule::kSharedExperts) {
+      modules.emplace_back(schema::recompute_module_names().of(module));
+    } else {
+      notes.push_back(std::string("recompute.modules \"") + schema::recompute_module_names().of(module) +
+                      "\" is SimuMax's and has no Megatron-LM flag");
+    }
+  }
+  if (r.num_layers > 0) {
+    notes.push_back("recompute.num_layers " + str(r.num_layers) +
+                    " (selective recompute in the first layers of each chunk) has no Megatron-LM flag");
+  }
+  if (r.keep_tail_outputs) notes.push_back("recompute.keep_tail_outputs has no Megatron-LM flag");
+  if (modules.empty()) return;
+  a.add("--recompute-granularity", "selective");
+  a.add("--recompute-modules");
+  for (auto& module : modules) a.add(module.c_str());
+}
+
+void parallel_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
+  const TrainingSpec& t = c.training;
+  const ParallelSpec& p = t.parallel;
+  a.add("--tensor-model-parallel-size", p.tp);
+  a.add("--pipeline-model-parallel-size", p.pp);
+  if (p.cp != 1) a.add("--context-parallel-size", p.cp);
+  if (c.model.moe) {
+    if (p.ep != 1) a.add("--expert-model-parallel-size", p.ep);
+    if (p.etp != p.tp) a.add("--expert-tensor-parallel-size", p.etp);
+  }
+  a.add_if(p.sequence_parallel && p.tp > 1, "--sequence-parallel");
+  if (p.sequence_parallel && p.tp == 1) {
+    notes.push_back("sequence_parallel is dropped: Megatron-LM disables it when tp is 1");
+  }
+  if (p.vpp > 1) a.add("--num-virtual-stages-per-pipeline-rank", p.vpp);
+  if (p.num_layers_in_first_stage) a.add("--decoder-first-pipeline-num-layers", *p.num_layers_in_first_stage);
+  if (p.num_layers_in_last_stage) a.add("--decoder-last-pipeline-num-layers", *p.num_layers_in_last_stage);
+  a.add_if(p.account_for_embedding_in_pipeline_split, "--account-for-embedding-in-pipeline-split");
+  a.add_if(p.account_for_loss_in_pipeline_split, "--account-for-loss-in-pipeline-split");
+  if (p.cp > 1 || p.cp_comm_type != CpCommType::kAllToAll) {
+    static const char* const kTypes[] = {"a2a", "p2p", "allgather"};
+    a.add("--cp-comm-type", kTypes[static_cast<size_t>(p.cp_comm_type)]);
+  }
+}
+
+void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
+  const TrainingSpec& t = c.training;
+  a.add("--seq-length", t.seq_len);
+  a.add("--micro-batch-size", t.micro_batch_size);
+  a.add("--global-batch-size", t.micro_batch_size * t.parallel.dp * t.num_micro_batches);
+  parallel_args(c, a, notes);
+  recompute_args(t.recompute, a, notes);
+  if (t.zero_stage == 1) a.add("--use-distributed-optimizer");
+  if (t.zero_stage >= 2) {
+    a.add("--use-megatron-fsdp");
+    a.add("--data-parallel-sharding-strategy", t.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+  }
+  a.add(t.dtype == Dtype::kFp16 ? "--fp16" : "--bf16");
+  if (t.dtype == Dtype::kFp8) a.add("--fp8-format", "hybrid");
+  if (t.dtype == Dtype::kFp16) {
+    a.add_if(!t.grad_reduce_in_bf16, "--accumulate-allreduce-grads-in-fp32");
+  } else {
+    a.add_if(t.grad_reduce_in_bf16, "--grad-reduce-in-bf16");
+  }
+  a.add_if(!t.gradient_accumulation_fusion, "--no-gradient-accumulation-fusion");
+  a.add_if(t.kernels.fused_cross_entropy, "--cross-entropy-loss-fusion");
+  a.add_if(!t.kernels.fused_swiglu, "--no-bias-swiglu-fusion");
+  a.add("--attention-backend", t.kernels.flash_attention ? "auto" : "unfused");
+  a.add_if(t.overlap.grad_reduce, "--overlap-grad-reduce");
+  a.add_if(t.overlap.param_gather, "--overlap-param-gather");
+  a.add_if(t.overlap.tp_comm, "--tp-comm-overlap");
+  if (c.model.moe && t.moe.capacity_factor > 0.0) {
+    a.add("--moe-expert-capacity-factor", nlohmann::json(t.moe.capacity_factor).dump());
+  }
+  a.add_if(c.model.moe && t.moe.pad_to_capacity, "--moe-pad-expert-input-to-capacity");
+  if (!t.kernels.fused_norm) notes.push_back("fused_norm false has no Megatron-LM flag");
+  if (t.moe.permute_probs_fused) notes.push_back("moe_permute_probs_fused has no Megatron-LM flag");
+  if (t.train_tokens > 0.0) {
+    notes.push_back("train_tokens is not a Megatron-LM flag (set --train-samples or --train-iters)");
+  }
+  const TrainingSpec defaults;
+  if (t.te_version_major != defaults.te_version_major || t.te_version_minor != defaults.te_version_minor) {
+    notes.push_back("te_version " + str(t.te_version_major) + "." + str(t.te_version_minor) +
+                    " is the installed Transformer Engine, not a flag");
+  }
+}
+
+void launcher_args(const SystemSpec& s, ArgList& a, std::vector<std::string>& notes) {
+  int64_t per_node = std::gcd(s.num_gpus, s.gpus_per_node);
+  if (s.num_gpus < s.gpus_per_node) per_node = s.num_gpus;
+  if (per_node != s.gpus_per_node && s.num_gpus >= s.gpus_per_node) {
+    notes.push_back(str(s.num_gpus) + " GPUs do not fill nodes of " + str(s.gpus_per_node) +
+                    ": launched as " + str(s.num_gpus / per_node) + " x " + str(per_node));
+  }
+  a.add("--nnodes", s.num_gpus / per_node);
+  a.add("--nproc-per-node", per_node);
+  notes.push_back("the system (" + (s.name.empty() ? std::string("custom") : s.name) +
+                  ") is not part of Megatron-LM's flags: only the GPU count is");
+}
+
+bool needs_quotes(const std::string& value) {
+  if (value.empty()) return true;
+  for (char c : value) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string("-_./=:,+@%").find(c) == std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string shell_word(const std::string& value) {
+  if (!needs_quotes(value)) return value;
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+MegatronCommand megatron_command(const Config& config) {
+  MegatronCommand command;
+  ArgList launcher(command.launcher_args);
+  ArgList args(command.args);
+  launcher_args(config.system, launcher, command.notes);
+  model_args(config, args, command.notes);
+  training_args(config, args, command.notes);
+  return command;
+}
+
+std::string megatron_command_text(const MegatronCommand& command) {
+  std::string text = "torchrun";
+  for (const auto& arg : command.launcher_args) text.append(" ").append(shell_word(arg));
+  text += " pretrain_gpt.py";
+  for (const auto& arg : command.args) {
+    text.append(arg.rfind("--", 0) == 0 ? " \\\n    " : " ");
+    text.append(arg.rfind("--", 0) == 0 ? arg : shell_word(arg));
+  }
+  text += '\n';
+  return text;
+}
+
+}  // namespace trainsim::interop

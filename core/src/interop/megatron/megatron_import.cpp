@@ -1,0 +1,308 @@
+// The "training" and "system" sections from Megatron-LM flags, and the
+// importer's entry point. Semantics follow validate_args() in
+// megatron/training/arguments.py at core_v0.14.0, cited per rule.
+#include "interop/megatron/megatron_import.h"
+
+#include <algorithm>
+
+#include "input_limits.h"
+#include "interop/megatron/megatron_flags.h"
+#include "schema/preset_store.h"
+
+namespace trainsim::interop {
+
+using schema::find_preset;
+namespace {
+
+using nlohmann::json;
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+void read_precision(FlagReader& r, json& t) {
+  const bool bf16 = r.flag("--bf16");
+  const bool fp16 = r.flag("--fp16");
+  const auto fp8 = r.choice("--fp8-format", {"e4m3", "hybrid"});
+  if (bf16 && fp16) r.error("--fp16", "cannot be combined with --bf16");
+  if (!bf16 && !fp16 && !r.has("--fp8-format")) {
+    r.error("--bf16", "missing: trainsim models bf16, fp16 and fp8 training, not fp32 (Megatron-LM's "
+                      "default without --bf16 or --fp16)");
+  }
+  t["dtype"] = fp8 ? "fp8" : (fp16 ? "fp16" : "bf16");
+  // validate_args: bf16 accumulates and all-reduces main grads in fp32 unless
+  // --grad-reduce-in-bf16; fp16 does so only with --accumulate-allreduce-grads-in-fp32.
+  const bool bf16_reduce = r.flag("--grad-reduce-in-bf16");
+  const bool fp32_accumulate = r.flag("--accumulate-allreduce-grads-in-fp32");
+  t["grad_reduce_in_bf16"] = bf16_reduce || (fp16 && !fp32_accumulate);
+}
+
+void read_virtual_pipeline(FlagReader& r, json& t, int64_t num_layers, int64_t pp) {
+  const char* names[] = {"--num-layers-per-virtual-pipeline-stage",
+                         "--num-virtual-stages-per-pipeline-rank",
+                         "--virtual-pipeline-model-parallel-size"};
+  const char* given = nullptr;
+  for (const char* name : names) {
+    if (!r.has(name)) continue;
+    if (given != nullptr) r.error(name, std::string("cannot be combined with ") + given);
+    given = given != nullptr ? given : name;
+  }
+  if (given == nullptr) return;
+  const auto value = r.integer(given, 1, kMaxLayers);
+  if (!value) return;
+  if (given != names[0]) {
+    t["vpp"] = *value;
+    return;
+  }
+  if (t.contains("num_layers_in_first_stage") || t.contains("num_layers_in_last_stage")) {
+    r.error(given, "cannot be combined with uneven first/last stages; use "
+                   "--num-virtual-stages-per-pipeline-rank");
+    return;
+  }
+  int64_t layers = num_layers;  // validate_args counts the embedding / loss as layers here
+  if (t.value("account_for_embedding_in_pipeline_split", false)) ++layers;
+  if (t.value("account_for_loss_in_pipeline_split", false)) ++layers;
+  if (layers % pp != 0 || (layers / pp) % *value != 0) {
+    r.error(given, "must divide the layers per pipeline stage (" + str(layers) + "/" + str(pp) +
+                       "), got " + str(*value));
+    return;
+  }
+  t["vpp"] = layers / pp / *value;
+}
+
+void read_parallel(FlagReader& r, json& t, int64_t num_layers, bool moe) {
+  const int64_t tp = r.integer("--tensor-model-parallel-size", 1, kMaxGpus).value_or(1);
+  const int64_t pp = r.integer("--pipeline-model-parallel-size", 1, kMaxLayers).value_or(1);
+  t["tp"] = tp;
+  t["pp"] = pp;
+  t["cp"] = r.integer("--context-parallel-size", 1, kMaxGpus).value_or(1);
+  const int64_t ep = r.integer("--expert-model-parallel-size", 1, kMaxExperts).value_or(1);
+  if (!moe && ep > 1) r.error("--expert-model-parallel-size", "must be 1 without --num-experts, got " + str(ep));
+  t["ep"] = moe ? ep : 1;
+  // validate_args: expert_tensor_parallel_size defaults to tensor_model_parallel_size.
+  t["etp"] = moe ? r.integer("--expert-tensor-parallel-size", 1, kMaxGpus).value_or(tp) : 1;
+  const bool sp = r.flag("--sequence-parallel");
+  if (sp && tp == 1) r.note("--sequence-parallel is dropped: Megatron-LM disables it when tp is 1");
+  t["sequence_parallel"] = sp && tp > 1;
+  for (const auto& [flag, key] : {std::pair{"--decoder-first-pipeline-num-layers", "num_layers_in_first_stage"},
+                                  std::pair{"--decoder-last-pipeline-num-layers", "num_layers_in_last_stage"}}) {
+    if (const auto layers = r.integer(flag, 0, kMaxLayers)) t[key] = *layers;
+  }
+  t["account_for_embedding_in_pipeline_split"] = r.flag("--account-for-embedding-in-pipeline-split");
+  t["account_for_loss_in_pipeline_split"] = r.flag("--account-for-loss-in-pipeline-split");
+  if (r.has("--pipeline-model-parallel-layout")) {
+    r.error("--pipeline-model-parallel-layout", "not supported: use --decoder-first/last-pipeline-num-layers");
+  }
+  read_virtual_pipeline(r, t, num_layers, pp);
+}
+
+void read_context_parallel(FlagReader& r, json& t) {
+  const char* name = "--cp-comm-type";
+  const auto types = r.list(name);
+  if (!types) {
+    if (t["cp"].get<int64_t>() > 1) t["cp_comm_type"] = "p2p";  // Megatron-LM's default
+    return;
+  }
+  const std::vector<std::string> megatron = {"p2p", "a2a", "allgather"};
+  const std::vector<std::string> trainsim = {"p2p", "a2a", "all_gather"};
+  if (types->empty()) r.error(name, "expected a value");
+  for (const std::string& type : *types) {
+    size_t index = 0;
+    while (index < megatron.size() && megatron[index] != type) ++index;
+    if (index == megatron.size()) {
+      r.error(name, "expected \"p2p\", \"a2a\" or \"allgather\" (a2a+p2p is not modelled), got \"" +
+                        type + "\"");
+      return;
+    }
+    if (type != types->front()) {
+      r.error(name, "one type for all layers is supported, got several");
+      return;
+    }
+    t["cp_comm_type"] = trainsim[index];
+  }
+}
+
+void read_recompute(FlagReader& r, json& t) {
+  auto granularity = r.choice("--recompute-granularity", {"full", "selective"});
+  if (r.flag("--recompute-activations")) granularity = 1;  // validate_args: selective
+  if (!granularity) {
+    t["recompute"] = {{"granularity", "none"}};
+    return;
+  }
+  if (*granularity == 0) {
+    const auto method = r.choice("--recompute-method", {"uniform", "block"});
+    const auto layers = r.integer("--recompute-num-layers", 1, kMaxLayers);
+    if (!r.has("--recompute-method")) {
+      r.error("--recompute-method", "missing required flag (--recompute-granularity full)");
+    }
+    if (!r.has("--recompute-num-layers")) {
+      r.error("--recompute-num-layers", "missing required flag (--recompute-granularity full)");
+    }
+    t["recompute"] = {{"granularity", "full"},
+                      {"method", method.value_or(0) == 0 ? "uniform" : "block"},
+                      {"num_layers", layers.value_or(1)}};
+    return;
+  }
+  if (r.has("--recompute-method")) {
+    r.error("--recompute-method", "not supported with selective granularity (Megatron-LM asserts)");
+  }
+  const std::vector<std::string> allowed = {"core_attn", "moe_act", "layernorm", "mla_up_proj",
+                                            "mlp", "moe", "shared_experts"};
+  json modules = json::array();
+  for (const std::string& module : r.list("--recompute-modules").value_or(std::vector<std::string>{"core_attn"})) {
+    if (std::find(allowed.begin(), allowed.end(), module) == allowed.end()) {
+      r.error("--recompute-modules", "expected modules among core_attn, moe_act, layernorm, "
+                                     "mla_up_proj, mlp, moe, shared_experts, got \"" + module + "\"");
+    } else if (std::find(modules.begin(), modules.end(), module) != modules.end()) {
+      r.error("--recompute-modules", "duplicate module \"" + module + "\"");
+    } else {
+      modules.push_back(module);
+    }
+  }
+  if (modules.empty()) {
+    r.note("--recompute-modules lists no module: nothing is recomputed");
+    t["recompute"] = {{"granularity", "none"}};
+    return;
+  }
+  t["recompute"] = {{"granularity", "selective"}, {"modules", modules}};
+}
+
+// Megatron-FSDP --data-parallel-sharding-strategy (default no_shard at core_v0.14.0)
+// and torch FSDP2 (ZeRO-3, or ZeRO-2 with --torch-fsdp2-no-reshard-after-forward).
+void read_sharding(FlagReader& r, json& t) {
+  const bool distributed = r.flag("--use-distributed-optimizer");
+  const bool megatron_fsdp = r.flag("--use-megatron-fsdp");
+  const bool custom_fsdp = r.flag("--use-custom-fsdp");
+  const bool torch_fsdp2 = r.flag("--use-torch-fsdp2");
+  int64_t stage = distributed ? 1 : 0;
+  if (megatron_fsdp || custom_fsdp) {
+    stage = static_cast<int64_t>(r.choice("--data-parallel-sharding-strategy",
+                                          {"no_shard", "optim", "optim_grads", "optim_grads_params"})
+                                     .value_or(0));
+    if (!r.has("--data-parallel-sharding-strategy")) {
+      r.note("--data-parallel-sharding-strategy is not given: Megatron-LM core_v0.14's default is no_shard");
+    }
+  } else if (torch_fsdp2) {
+    stage = r.flag("--torch-fsdp2-no-reshard-after-forward") ? 2 : 3;
+  }
+  if (distributed && (megatron_fsdp || custom_fsdp || torch_fsdp2)) {
+    r.note("--use-distributed-optimizer is superseded by FSDP sharding (zero_stage " + str(stage) + ")");
+  }
+  t["zero_stage"] = stage;
+}
+
+void read_kernels(FlagReader& r, json& t) {
+  t["gradient_accumulation_fusion"] = !r.flag("--no-gradient-accumulation-fusion");
+  t["fused_cross_entropy"] = r.flag("--cross-entropy-loss-fusion");
+  t["fused_swiglu"] = !r.flag("--no-bias-swiglu-fusion");
+  const bool legacy_flash = r.flag("--use-flash-attn");
+  const auto impl = r.choice("--transformer-impl", {"local", "transformer_engine"});
+  const auto backend = r.choice("--attention-backend", {"flash", "fused", "unfused", "local", "auto"});
+  if (impl.value_or(1) == 0) {
+    r.note("--transformer-impl local is estimated like Transformer Engine (fused norms, TE buffers)");
+    t["flash_attention"] = legacy_flash;
+  } else {
+    t["flash_attention"] = !backend || (*backend != 2 && *backend != 3);
+  }
+  t["overlap_grad_reduce"] = r.flag("--overlap-grad-reduce");
+  t["overlap_param_gather"] = r.flag("--overlap-param-gather");
+  t["tp_comm_overlap"] = r.flag("--tp-comm-overlap");
+  if (r.choice("--optimizer", {"adam", "sgd"}).value_or(0) == 1) {
+    r.error("--optimizer", "\"sgd\" is not supported (trainsim models Adam)");
+  }
+  if (r.flag("--use-legacy-models")) r.note("--use-legacy-models is estimated like Megatron-Core models");
+}
+
+void read_moe_training(FlagReader& r, json& t) {
+  const auto factor = r.number("--moe-expert-capacity-factor", 0.0, 1e6);
+  const bool pad = r.flag("--moe-pad-expert-input-to-capacity");
+  if (pad && !factor) r.note("--moe-pad-expert-input-to-capacity has no effect without --moe-expert-capacity-factor");
+  t["moe_capacity_factor"] = factor.value_or(0.0);
+  t["moe_pad_to_capacity"] = pad && factor.has_value();
+  const auto dispatcher = r.choice("--moe-token-dispatcher-type", {"allgather", "alltoall", "flex"});
+  if (dispatcher.value_or(0) != 1) {
+    r.note(std::string("--moe-token-dispatcher-type ") + (dispatcher ? (*dispatcher == 0 ? "allgather" : "flex")
+                                                                     : "is not given (Megatron-LM's default allgather)") +
+           ": trainsim prices token dispatch as an all-to-all");
+  }
+  if (!r.flag("--moe-grouped-gemm")) {
+    r.note("--moe-grouped-gemm is not given: trainsim prices the experts as one grouped GEMM");
+  }
+}
+
+json read_training(FlagReader& r, int64_t num_layers, bool moe) {
+  json t = json::object();
+  const char* seq = !r.has("--seq-length") && r.has("--encoder-seq-length") ? "--encoder-seq-length"
+                                                                             : "--seq-length";
+  t["seq_len"] = r.required_integer(seq, 1, kMaxSeqLen);
+  t["micro_batch_size"] = r.required_integer("--micro-batch-size", 1, kMaxBatch);
+  if (const auto global = r.integer("--global-batch-size", 1, kMaxBatch)) {
+    t["global_batch_size"] = *global;
+  } else if (!r.has("--global-batch-size")) {
+    t["num_micro_batches"] = 1;
+    r.note("--global-batch-size is not given: Megatron-LM's default is micro_batch_size*dp "
+           "(one micro-batch per step)");
+  }
+  if (r.list("--rampup-batch-size")) {
+    r.note("--rampup-batch-size is ignored: steps are estimated at the final global batch size");
+  }
+  read_precision(r, t);
+  read_parallel(r, t, num_layers, moe);
+  read_context_parallel(r, t);
+  read_recompute(r, t);
+  read_sharding(r, t);
+  read_kernels(r, t);
+  if (moe) read_moe_training(r, t);
+  return t;
+}
+
+json read_system(FlagReader& r, std::string_view preset, Issues& issues) {
+  std::string id(preset);
+  if (id.empty()) {
+    id = "h100-sxm-80gb";
+    r.note("the system is not part of Megatron-LM arguments: using the h100-sxm-80gb preset");
+  } else if (find_preset("system", id) == nullptr) {
+    issues.push_back({"/system", "unknown system preset \"" + id + "\""});
+  }
+  json system = {{"preset", id}};
+  const char* nproc_flag = r.has("--nproc-per-node") ? "--nproc-per-node" : "--nproc_per_node";
+  const std::string run_time[] = {r.run_time_value("--nnodes"), r.run_time_value(nproc_flag)};
+  if (!run_time[0].empty() || !run_time[1].empty()) {
+    const bool nodes = !run_time[0].empty();
+    r.note(std::string(nodes ? "--nnodes" : nproc_flag) + " " + run_time[nodes ? 0 : 1] +
+           " is only known at run time: set system.num_gpus");
+    return system;
+  }
+  const auto nnodes = r.integer("--nnodes", 1, kMaxGpus);
+  const auto nproc = r.integer(nproc_flag, 1, kMaxGpus);
+  if (nnodes || nproc) {
+    system["num_gpus"] = nnodes.value_or(1) * nproc.value_or(1);
+    if (!nnodes) r.note("--nnodes is not given: torchrun's default is 1");
+    if (!nproc) r.note("--nproc-per-node is not given: torchrun's default is 1");
+  } else if (!r.has("--nnodes") && !r.has(nproc_flag)) {
+    r.note("the GPU count is not given (torchrun --nnodes and --nproc-per-node): set system.num_gpus");
+  }
+  return system;
+}
+
+}  // namespace
+
+json import_megatron(std::string_view text, std::string_view system_preset, Issues& issues) {
+  std::vector<CommandFlag> flags;
+  const auto arity = [](const std::string& name) { return megatron_flag_info(name).arity; };
+  if (!split_command_flags(text, arity, flags, issues)) return nullptr;
+  std::vector<std::string> notes;
+  FlagReader r(flags, issues, notes);
+  if (flags.empty()) {
+    issues.push_back({"/args", "no --flags found (expected a pretrain_gpt.py command line or script)"});
+    return nullptr;
+  }
+  int64_t num_layers = 1;
+  json model = read_megatron_model(r, num_layers);
+  json training = read_training(r, num_layers, model.contains("moe"));
+  json system = read_system(r, system_preset, issues);
+  r.finish();
+  if (!issues.empty()) return nullptr;
+  return {{"config", {{"model", model}, {"training", training}, {"system", system}}},
+          {"notes", notes}};
+}
+
+}  // namespace trainsim::interop

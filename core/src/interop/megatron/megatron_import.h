@@ -1,0 +1,35 @@
+// Megatron-LM command line / launch script -> trainsim config document.
+// Semantics and defaults follow megatron/training/arguments.py (parse_args,
+// validate_args) at NVIDIA/Megatron-LM core_v0.14.0; the exporter
+// (megatron_export.h) writes exactly the flags read here.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interop/megatron/megatron_reader.h"
+#include "trainsim/issue.h"
+
+namespace trainsim::interop {
+
+// {"config": {"model":..., "training":..., "system":...}, "notes": [...]} or
+// null with issues (paths "/args/<flag>"). system_preset names the system
+// ("" = h100-sxm-80gb, noted); its num_gpus comes from torchrun's
+// --nnodes x --nproc-per-node when present.
+nlohmann::json import_megatron(std::string_view text, std::string_view system_preset,
+                               Issues& issues);
+
+// The model section (megatron_import_model.cpp). Sets num_layers for the
+// training section's pipeline arithmetic.
+nlohmann::json read_megatron_model(FlagReader& r, int64_t& num_layers);
+
+// Megatron-LM's --moe-layer-freq: an integer N (one MoE layer every N) or a
+// Python list expression such as "([0]*3+[1]*58)". Returns the number of
+// leading dense layers, or -1 with an issue for other patterns.
+int64_t leading_dense_layers(FlagReader& r, int64_t num_layers);
+
+}  // namespace trainsim::interop

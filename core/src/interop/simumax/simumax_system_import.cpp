@@ -1,0 +1,224 @@
+// SimuMax units: "gbps" is GiB/s (its code multiplies by 2^30); tflops are
+// 1e12 FLOP/s; latencies in microseconds. Inter-node "gbps" is per node and
+// becomes per GPU here. SimuMax's fixed constants that live in its code become
+// explicit system fields: the 0.09 straggler coefficient (perf_llm.py).
+#include "interop/simumax/simumax_system_import.h"
+
+#include <cmath>
+#include <string>
+
+#include "schema/json_reader.h"
+
+namespace trainsim::interop {
+
+using schema::describe_json_value;
+using schema::json_pointer_escape;
+namespace {
+
+using nlohmann::json;
+
+constexpr double kGibPerGb = 1.073741824;  // GiB/s -> GB/s
+constexpr double kSimumaxStragglerCoefficient = 0.09;
+
+const json* child(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+double number(const json* object, const char* key, double fallback) {
+  const json* value = object != nullptr ? child(*object, key) : nullptr;
+  return value != nullptr && value->is_number() ? value->get<double>() : fallback;
+}
+
+json convert_link(const json& network, double bandwidth_divisor, const std::string& path,
+                  Issues& issues) {
+  const json* bandwidth = child(network, "bandwidth");
+  if (bandwidth == nullptr) {
+    issues.push_back({path + "/bandwidth", "missing required key"});
+    return nullptr;
+  }
+  json link = {{"bandwidth_gb_per_s", number(bandwidth, "gbps", 0.0) * kGibPerGb / bandwidth_divisor},
+               {"latency_us", number(bandwidth, "latency_us", 0.0)},
+               {"efficiency", number(bandwidth, "efficient_factor", 1.0)}};
+  const std::pair<const char*, const char*> names[] = {{"all_reduce", "all_reduce"},
+                                                       {"all_gather", "all_gather"},
+                                                       {"reduce_scatter", "reduce_scatter"},
+                                                       {"all2all", "all_to_all"},
+                                                       {"p2p", "p2p"}};
+  json collectives = json::object();
+  const json* ops = child(network, "op");
+  for (const auto& [theirs, ours] : names) {
+    const json* op = ops != nullptr ? child(*ops, theirs) : nullptr;
+    if (op == nullptr) continue;
+    json entry = json::object();
+    if (const json* eff = child(*op, "efficient_factor"); eff != nullptr && eff->is_number()) {
+      entry["efficiency"] = *eff;
+    }
+    if (const json* lat = child(*op, "latency_us"); lat != nullptr && lat->is_number()) {
+      entry["latency_us"] = *lat;
+    }
+    if (!entry.empty()) collectives[ours] = entry;
+    if (const json* fixed = child(*op, "dp_fixed_bw"); fixed != nullptr && fixed->is_object()) {
+      json table = json::object();
+      for (const auto& [size, gbps] : fixed->items()) {
+        if (gbps.is_number()) table[size] = gbps.get<double>() * kGibPerGb;
+      }
+      link[std::string(theirs) == "all_gather" ? "dp_all_gather_gb_per_s"
+                                               : "dp_reduce_scatter_gb_per_s"] = table;
+    }
+  }
+  if (!collectives.empty()) link["collectives"] = collectives;
+  return link;
+}
+
+json memory_kernel(const json* bandwidths, const char* key, double reference_gbps) {
+  const json* entry = bandwidths != nullptr ? child(*bandwidths, key) : nullptr;
+  if (entry == nullptr) return nullptr;
+  // A class with its own bandwidth figure is expressed as an efficiency of HBM.
+  const double gbps = number(entry, "gbps", reference_gbps);
+  return {{"efficiency", number(entry, "efficient_factor", 1.0) * gbps / reference_gbps},
+          {"latency_us", number(entry, "latency_us", 0.0)}};
+}
+
+// Finite inputs can still overflow (1e308 GiB/s in GB/s): the first non-finite
+// number of the converted system, as a JSON pointer, or "".
+std::string non_finite_at(const json& value, const std::string& pointer) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) return pointer.empty() ? "/" : pointer;
+  if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) {
+      const std::string found = non_finite_at(item, pointer + "/" + json_pointer_escape(key));
+      if (!found.empty()) return found;
+    }
+  }
+  if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      const std::string found = non_finite_at(value[i], pointer + "/" + std::to_string(i));
+      if (!found.empty()) return found;
+    }
+  }
+  return "";
+}
+
+json measured_table(const json* op) {
+  const json* table = op != nullptr ? child(*op, "accurate_efficient_factor") : nullptr;
+  return table != nullptr && table->is_object() ? *table : json::object();
+}
+
+}  // namespace
+
+json convert_simumax_system(const json& in, Issues& issues) {
+  const std::string path = "/simumax_system";
+  const json* accelerator = child(in, "accelerator");
+  const json* networks = child(in, "networks");
+  if (accelerator == nullptr || networks == nullptr) {
+    issues.push_back({path, "expected SimuMax keys \"accelerator\" and \"networks\""});
+    return nullptr;
+  }
+  const json* ops = child(*accelerator, "op");
+  const json* bandwidths = child(*accelerator, "bandwidth");
+  const json* default_bw = bandwidths != nullptr ? child(*bandwidths, "default") : nullptr;
+  if (ops == nullptr || default_bw == nullptr) {
+    issues.push_back({path + "/accelerator", "expected \"op\" and \"bandwidth\".\"default\""});
+    return nullptr;
+  }
+  if (const json* mode = child(*accelerator, "mode");
+      mode != nullptr && mode->is_string() && mode->get<std::string>() != "roofline") {
+    issues.push_back({path + "/accelerator/mode", "only \"roofline\" is supported"});
+  }
+  // Both divide below: a zero (or a cast of 1e300) would make the system non-finite.
+  int64_t per_node = 8;
+  if (const json* value = child(in, "num_per_node")) {
+    if (value->is_number_integer() && value->get<double>() >= 1 && value->get<double>() <= (1 << 20)) {
+      per_node = value->get<int64_t>();
+    } else {
+      issues.push_back({path + "/num_per_node",
+                        "expected an integer from 1 to 1048576, got " + describe_json_value(*value)});
+    }
+  }
+  const double hbm_gbps = number(default_bw, "gbps", 0.0);
+  if (!(hbm_gbps > 0.0)) {
+    const json* gbps = child(*default_bw, "gbps");
+    issues.push_back({path + "/accelerator/bandwidth/default/gbps",
+                      gbps == nullptr ? std::string("missing required key")
+                                      : "expected a number greater than 0, got " + describe_json_value(*gbps)});
+    return nullptr;
+  }
+  auto op_field = [&](const char* op, const char* key, double fallback) {
+    return number(child(*ops, op), key, fallback);
+  };
+  const double peak = op_field("default", "tflops", 0.0);
+  const double default_eff = op_field("default", "efficient_factor", 1.0);
+  json efficiency = {
+      {"gemm", op_field("matmul", "efficient_factor", default_eff)},
+      {"grouped_gemm", op_field("group_matmul", "efficient_factor", default_eff)},
+      {"attention_forward", op_field("sdp_fwd", "efficient_factor", default_eff)},
+      {"attention_backward", op_field("sdp_bwd", "efficient_factor", default_eff)},
+      {"fp8_gemm", op_field("fp8_matmul", "efficient_factor", default_eff)},
+      {"fp8_grouped_gemm", op_field("fp8_group_matmul", "efficient_factor", default_eff)},
+      {"memory", memory_kernel(bandwidths, "default", hbm_gbps)},
+      {"measured",
+       {{"gemm", measured_table(child(*ops, "matmul"))},
+        {"grouped_gemm", measured_table(child(*ops, "group_matmul"))},
+        {"attention_forward", measured_table(child(*ops, "sdp_fwd"))},
+        {"attention_backward", measured_table(child(*ops, "sdp_bwd"))}}}};
+  for (const auto& [theirs, ours] : {std::pair{"permute_fwd", "permute"}, {"ce", "cross_entropy"},
+                                     {"ce_fusion", "cross_entropy_fused"}}) {
+    json kernel = memory_kernel(bandwidths, theirs, hbm_gbps);
+    if (!kernel.is_null()) efficiency[ours] = kernel;
+  }
+  json system = {
+      {"name", child(in, "sys_name") != nullptr && child(in, "sys_name")->is_string()
+                   ? child(in, "sys_name")->get<std::string>()
+                   : "imported SimuMax system"},
+      {"gpus_per_node", per_node},
+      {"straggler_coefficient", kSimumaxStragglerCoefficient},
+      {"gpu",
+       {{"name", "SimuMax accelerator"},
+        {"hbm_capacity_gib", number(accelerator, "mem_gbs", 80.0)},
+        {"hbm_bandwidth_gb_per_s", hbm_gbps * kGibPerGb},
+        {"peak_tflops",
+         {{"bf16", peak}, {"fp16", peak}, {"fp8", op_field("fp8_matmul", "tflops", 2.0 * peak)}}}}},
+      {"efficiency", efficiency}};
+  const bool pcie = child(*networks, "intra_with_pcie") != nullptr &&
+                    child(*networks, "intra_with_pcie")->is_boolean() &&
+                    child(*networks, "intra_with_pcie")->get<bool>();
+  if (pcie) {
+    json tiers = json::array();
+    for (const auto& [key, size] : {std::pair{"intra_node_pcie_2x", 2}, {"intra_node_pcie_4x", 4},
+                                    {"intra_node_pcie_8x", 8}}) {
+      if (const json* tier = child(*networks, key)) {
+        json link = convert_link(*tier, 1.0, path + "/networks/" + key, issues);
+        link["max_group_size"] = size;
+        tiers.push_back(link);
+      }
+    }
+    if (tiers.empty()) {
+      issues.push_back({path + "/networks", "intra_with_pcie needs intra_node_pcie_* tiers"});
+      return nullptr;
+    }
+    system["intra_node_tiers"] = tiers;
+    json widest = tiers.back();
+    widest.erase("max_group_size");
+    system["intra_node"] = widest;
+  } else if (const json* high = child(*networks, "high_intra_node")) {
+    system["intra_node"] = convert_link(*high, 1.0, path + "/networks/high_intra_node", issues);
+  } else {
+    issues.push_back({path + "/networks", "expected high_intra_node or intra_node_pcie_* tiers"});
+  }
+  if (const json* inter = child(*networks, "inter_node")) {
+    system["inter_node"] = convert_link(*inter, static_cast<double>(per_node),
+                                        path + "/networks/inter_node", issues);
+  } else {
+    issues.push_back({path + "/networks/inter_node", "missing required key"});
+  }
+  if (child(in, "FC8") != nullptr && child(in, "FC8")->is_boolean() && child(in, "FC8")->get<bool>()) {
+    issues.push_back({path + "/FC8", "fully-connected 8-GPU bandwidth scaling is not supported"});
+  }
+  if (const std::string at = non_finite_at(system, ""); !at.empty()) {
+    issues.push_back({path, "gives a non-finite value at /system" + at + " (a number is out of range)"});
+  }
+  return system;
+}
+
+}  // namespace trainsim::interop

@@ -1,0 +1,93 @@
+#include "schema/enums.h"
+
+namespace trainsim::schema {
+
+std::optional<size_t> EnumNames::find(std::string_view name) const {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::string EnumNames::quoted() const {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "\"" : ", \"") + name + "\"";
+  return list;
+}
+
+const EnumNames& activation_names() {
+  static const EnumNames names{"activation", {"swiglu", "gelu"}, {}};
+  return names;
+}
+
+const EnumNames& norm_names() {
+  static const EnumNames names{"norm", {"rmsnorm", "layernorm"}, {}};
+  return names;
+}
+
+const EnumNames& position_embedding_names() {
+  static const EnumNames names{"position_embedding", {"rope", "learned"}, {}};
+  return names;
+}
+
+const EnumNames& dtype_names() {
+  static const EnumNames names{"dtype", {"bf16", "fp16", "fp8"}, {}};
+  return names;
+}
+
+const EnumNames& recompute_granularity_names() {
+  static const EnumNames names{"recompute_granularity", {"none", "full", "selective"}, {}};
+  return names;
+}
+
+const EnumNames& recompute_method_names() {
+  static const EnumNames names{"recompute_method", {"uniform", "block"}, {}};
+  return names;
+}
+
+// Megatron-LM 0.14 --recompute-modules, then SimuMax's selective sets.
+const EnumNames& recompute_module_names() {
+  static const EnumNames names{
+      "recompute_module",
+      {"core_attn", "layernorm", "mla_up_proj", "mlp", "moe_act", "moe", "shared_experts", "attn",
+       "attn_norm", "attn_proj", "mlp_block", "mlp_norm", "mlp_linear"},
+      {}};
+  return names;
+}
+
+const EnumNames& cp_comm_type_names() {
+  static const EnumNames names{"cp_comm_type", {"a2a", "p2p", "all_gather"}, {}};
+  return names;
+}
+
+const EnumNames& collective_names() {
+  static const EnumNames names{
+      "collective", {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p"}, {}};
+  return names;
+}
+
+const EnumNames& search_objective_names() {
+  static const EnumNames names{"search_objective", {"step_time", "tokens_per_s_per_gpu"}, {}};
+  return names;
+}
+
+const EnumNames& whatif_figure_names() {
+  static const EnumNames names{
+      "whatif_figure",
+      {"peak_flops", "hbm_bandwidth", "hbm_capacity", "intra_node_bandwidth",
+       "inter_node_bandwidth", "intra_node_latency", "inter_node_latency", "kernel_latency"},
+      {"Peak FLOP/s", "HBM bandwidth", "HBM capacity", "Intra-node bandwidth",
+       "Inter-node bandwidth", "Intra-node latency", "Inter-node latency", "Kernel latency"}};
+  return names;
+}
+
+std::vector<const EnumNames*> all_enum_names() {
+  return {&activation_names(),          &norm_names(),
+          &position_embedding_names(),  &dtype_names(),
+          &recompute_granularity_names(), &recompute_method_names(),
+          &recompute_module_names(),    &cp_comm_type_names(),
+          &collective_names(),          &search_objective_names(),
+          &whatif_figure_names()};
+}
+
+}  // namespace trainsim::schema

@@ -1,0 +1,203 @@
+// system.intra_node / inter_node / intra_node_tiers (links) and
+// system.efficiency (kernel classes and measured tables).
+#include <string>
+
+#include "input_limits.h"
+#include "schema/config_schema.h"
+#include "trainsim/units.h"
+
+namespace trainsim::schema {
+namespace {
+
+constexpr Presence kRequired = Presence::kRequired;
+constexpr Presence kDefault = Presence::kDefault;
+constexpr Presence kDerived = Presence::kDerived;
+constexpr Presence kOptional = Presence::kOptional;
+constexpr double kMaxGbPerS = 1e7;
+using Collectives = std::array<CollectiveSpec, kNumCollectiveKinds>;
+
+const Table<CollectiveSpec>& collective_table() {
+  using C = Fields<CollectiveSpec>;
+  static const Table<CollectiveSpec> table = {
+      C::number("efficiency", TRAINSIM_AT(efficiency), kOptional, kMinRate, 10.0, false, 1.0,
+                {"", "Efficiency", "fraction of the link bandwidth this collective achieves; default the link's"}),
+      C::number("latency_us", TRAINSIM_AT(latency_s), kOptional, 0.0, 1e6, false, kMicro,
+                {"us", "Latency", "per-step latency of this collective; default the link's"}),
+  };
+  return table;
+}
+
+const Table<Collectives>& collectives_table() {
+  static const Table<Collectives> table = [] {
+    Table<Collectives> rows;
+    const EnumNames& names = collective_names();
+    for (size_t i = 0; i < names.names.size(); ++i) {
+      rows.push_back(Fields<Collectives>::object(
+          names.names[i].c_str(), [i](auto& c) -> auto& { return c[i]; }, collective_table(), kOptional,
+          {"", names.names[i].c_str(), "measured efficiency and latency of this collective (nccl-tests fits)"}));
+    }
+    return rows;
+  }();
+  return table;
+}
+
+// {"<group size>": GB/s, ...}: measured data-parallel bandwidth by group size.
+Field<LinkSpec> bandwidth_table_row(const char* key, std::map<int64_t, double> LinkSpec::*member,
+                                    const char* help) {
+  FieldInfo info = Fields<LinkSpec>::info(key, Type::kMap, kOptional, {"GB/s", key, help});
+  info.items = Type::kNumber;
+  auto read = [key, member](ObjectReader& r, LinkSpec& link, const ReadContext&) {
+    const nlohmann::json* value = r.raw(key);
+    if (value == nullptr) return;
+    const std::string path = r.path_of(key);
+    if (!value->is_object()) {
+      r.issues().push_back({path, "expected object, got " + describe_json_value(*value)});
+      return;
+    }
+    for (const auto& [size, bandwidth] : value->items()) {
+      const std::string item = path + "/" + json_pointer_escape(size);
+      int64_t group = 0;
+      try {
+        size_t used = 0;
+        group = std::stoll(size, &used);
+        if (used != size.size() || group < 2) group = 0;
+      } catch (const std::exception&) {
+        group = 0;
+      }
+      if (group == 0) {
+        r.issues().push_back({item, "expected a group size (integer >= 2) as key"});
+      } else if (!bandwidth.is_number() || bandwidth.get<double>() < kMinRate) {
+        r.issues().push_back({item, "expected a number of at least 1e-06, got " + describe_json_value(bandwidth)});
+      } else {
+        (link.*member)[group] = bandwidth.get<double>() * kGB;
+      }
+    }
+  };
+  auto write = [key, member](const LinkSpec& link, nlohmann::json& out) {
+    if ((link.*member).empty()) return;
+    nlohmann::json table = nlohmann::json::object();
+    for (const auto& [group, bytes_per_s] : link.*member) table[std::to_string(group)] = human(bytes_per_s, kGB);
+    out[key] = table;
+  };
+  return Fields<LinkSpec>::custom(info, read, write);
+}
+
+Table<LinkSpec> make_link_table(bool tier) {
+  using L = Fields<LinkSpec>;
+  Table<LinkSpec> table = {
+      L::number("bandwidth_gb_per_s", TRAINSIM_AT(bandwidth_bytes_per_s), kRequired, kMinRate, kMaxGbPerS, false, kGB,
+                {"GB/s", "Bandwidth", "per GPU and direction"}),
+      L::number("latency_us", TRAINSIM_AT(latency_s), kRequired, 0.0, 1e6, false, kMicro,
+                {"us", "Latency", "per ring step"}),
+      L::number("efficiency", TRAINSIM_AT(efficiency), kDefault, kMinRate, 1.0, false, 1.0,
+                {"", "Efficiency", "achieved fraction of the bandwidth"}),
+  };
+  if (tier) {
+    table.push_back(L::integer("max_group_size", TRAINSIM_AT(max_group_size), kRequired, 1, kMaxGpus,
+                               {"", "Max group size", "largest group (span in GPUs) this tier serves"}));
+  }
+  table.push_back(L::object("collectives", TRAINSIM_AT(collectives), collectives_table(), kOptional,
+                            {"", "Collectives", "per-collective overrides measured on this link"}));
+  table.push_back(bandwidth_table_row("dp_all_gather_gb_per_s", &LinkSpec::dp_all_gather_bytes_per_s,
+                                      "measured data-parallel all-gather bandwidth by group size"));
+  table.push_back(bandwidth_table_row("dp_reduce_scatter_gb_per_s", &LinkSpec::dp_reduce_scatter_bytes_per_s,
+                                      "measured data-parallel reduce-scatter bandwidth by group size"));
+  return table;
+}
+
+const Table<MemoryKernelSpec>& kernel_table() {
+  using K = Fields<MemoryKernelSpec>;
+  static const Table<MemoryKernelSpec> table = {
+      K::number("efficiency", TRAINSIM_AT(efficiency), kRequired, kMinRate, 1.0, false, 1.0,
+                {"", "Efficiency", "achieved fraction of HBM bandwidth"}),
+      K::number("latency_us", TRAINSIM_AT(latency_s), kRequired, 0.0, 1e6, false, kMicro,
+                {"us", "Latency", "fixed cost per kernel"}),
+  };
+  return table;
+}
+
+// {"<SimuMax shape key>": efficiency, ...}; null = unmeasured (a miss).
+Field<EfficiencySpec> measured_row(const char* key, std::map<std::string, double> EfficiencySpec::*member) {
+  FieldInfo info = Fields<EfficiencySpec>::info(key, Type::kMap, kOptional,
+                                                {"", key, "measured efficiency by SimuMax shape key"});
+  info.items = Type::kNumber;
+  auto read = [key, member](ObjectReader& r, EfficiencySpec& e, const ReadContext&) {
+    const nlohmann::json* entries = r.raw(key);
+    if (entries == nullptr) return;
+    if (!entries->is_object()) {
+      r.issues().push_back({r.path_of(key), "expected object, got " + describe_json_value(*entries)});
+      return;
+    }
+    for (const auto& [shape, efficiency] : entries->items()) {
+      if (efficiency.is_null()) continue;  // unmeasured shape: falls back like a miss
+      if (!efficiency.is_number() || efficiency.get<double>() < kMinRate) {
+        r.issues().push_back({r.path_of(key) + "/" + json_pointer_escape(shape),
+                              "expected a number of at least 1e-06, got " + describe_json_value(efficiency)});
+        continue;
+      }
+      (e.*member)[shape] = efficiency.get<double>();
+    }
+  };
+  auto write = [key, member](const EfficiencySpec& e, nlohmann::json& out) {
+    if (!(e.*member).empty()) out[key] = e.*member;
+  };
+  return Fields<EfficiencySpec>::custom(info, read, write);
+}
+
+const Table<EfficiencySpec>& measured_table() {
+  static const Table<EfficiencySpec> table = {
+      measured_row("gemm", &EfficiencySpec::measured_gemm),
+      measured_row("grouped_gemm", &EfficiencySpec::measured_grouped_gemm),
+      measured_row("attention_forward", &EfficiencySpec::measured_attention_forward),
+      measured_row("attention_backward", &EfficiencySpec::measured_attention_backward),
+  };
+  return table;
+}
+
+}  // namespace
+
+const Table<LinkSpec>& link_table(bool tier) {
+  static const Table<LinkSpec> link = make_link_table(false);
+  static const Table<LinkSpec> tier_link = make_link_table(true);
+  return tier ? tier_link : link;
+}
+
+const Table<EfficiencySpec>& efficiency_table() {
+  using E = Fields<EfficiencySpec>;
+  const auto memory = [](const EfficiencySpec& e) { return e.memory; };
+  static const Table<EfficiencySpec> table = {
+      E::number("gemm", TRAINSIM_AT(gemm), kRequired, kMinRate, 10.0, false, 1.0,
+                {"", "GEMM", "dense GEMM efficiency (the maximum of the shape model)"}),
+      E::number("grouped_gemm", TRAINSIM_AT(grouped_gemm), kRequired, kMinRate, 10.0, false, 1.0,
+                {"", "Grouped GEMM", "expert GEMM efficiency"}),
+      E::number("attention_forward", TRAINSIM_AT(attention_forward), kRequired, kMinRate, 10.0, false, 1.0,
+                {"", "Attention forward", "attention forward efficiency (on the full score matrix)"}),
+      E::number("attention_backward", TRAINSIM_AT(attention_backward), kRequired, kMinRate, 10.0, false, 1.0,
+                {"", "Attention backward", "attention backward efficiency"}),
+      E::number("fp8_gemm", TRAINSIM_AT(fp8_gemm), kDerived, kMinRate, 10.0, false, 1.0,
+                {"", "FP8 GEMM", "relative to the fp8 peak; default gemm"},
+                [](const EfficiencySpec& e) { return e.gemm; }),
+      E::number("fp8_grouped_gemm", TRAINSIM_AT(fp8_grouped_gemm), kDerived, kMinRate, 10.0, false, 1.0,
+                {"", "FP8 grouped GEMM", "relative to the fp8 peak; default grouped_gemm"},
+                [](const EfficiencySpec& e) { return e.grouped_gemm; }),
+      E::number("gemm_half_size", TRAINSIM_AT(gemm_half_size), kDefault, 0.0, 1e9, false, 1.0,
+                {"", "GEMM half size", "shape model: eff = gemm*waves*m/(m+h)*n/(n+h)*k/(k+h); 0 = flat efficiency"}),
+      E::integer("num_sms", TRAINSIM_AT(num_sms), kDefault, 0, 1 << 20,
+                 {"", "SMs", "streaming multiprocessors, for wave quantization; 0 = off"}),
+      E::integer("tile_m", TRAINSIM_AT(tile_m), kDefault, 1, 1 << 16, {"", "Tile M", "GEMM tile rows (wave quantization)"}),
+      E::integer("tile_n", TRAINSIM_AT(tile_n), kDefault, 1, 1 << 16, {"", "Tile N", "GEMM tile columns (wave quantization)"}),
+      E::object("memory", TRAINSIM_AT(memory), kernel_table(), kRequired,
+                {"", "Memory-bound kernels", "norms, activations, embedding, optimizer"}),
+      E::object("permute", TRAINSIM_AT(permute), kernel_table(), kDerived,
+                {"", "Permute kernels", "MoE token permutation; default memory's"}, memory),
+      E::object("cross_entropy", TRAINSIM_AT(cross_entropy), kernel_table(), kDerived,
+                {"", "Cross-entropy", "unfused cross-entropy; default memory's"}, memory),
+      E::object("cross_entropy_fused", TRAINSIM_AT(cross_entropy_fused), kernel_table(), kDerived,
+                {"", "Fused cross-entropy", "fused cross-entropy; default memory's"}, memory),
+      E::object("measured", [](auto& e) -> auto& { return e; }, measured_table(), kOptional,
+                {"", "Measured", "measured efficiency tables (SimuMax format); a shape found here wins"}),
+  };
+  return table;
+}
+
+}  // namespace trainsim::schema

@@ -1,0 +1,149 @@
+// "/constraints" of a search document.
+#include <algorithm>
+
+#include "schema/json_reader.h"
+#include "input_limits.h"
+#include "schema/search_request.h"
+#include "schema/config_reader.h"
+
+namespace trainsim::schema {
+namespace {
+
+using Json = nlohmann::json;
+
+// The published default (search_fields.cpp): Megatron-LM's three usual
+// settings, no recompute, selective core attention (Korthikanti et al. 2022)
+// and every layer checkpointed.
+Json default_recompute_modes() {
+  for (const FieldInfo& field : search_constraint_fields()) {
+    if (field.key == "recompute") return field.default_value;
+  }
+  return nullptr;
+}
+
+bool is_full_with_all_layers(const Json& mode) {
+  if (!mode.is_object()) return false;
+  const auto granularity = mode.find("granularity");
+  const auto layers = mode.find("num_layers");
+  return granularity != mode.end() && *granularity == "full" && layers != mode.end() &&
+         *layers == "all";
+}
+
+// A full mode with a list of layer counts stands for one mode per count.
+std::vector<Json> expand_layer_counts(const Json& item, const std::string& path, Issues& issues) {
+  const auto layers = item.is_object() ? item.find("num_layers") : item.end();
+  const auto granularity = item.is_object() ? item.find("granularity") : item.end();
+  if (layers == item.end() || !layers->is_array() || granularity == item.end() ||
+      *granularity != "full") {
+    return {item};
+  }
+  std::vector<Json> modes;
+  for (size_t j = 0; j < layers->size(); ++j) {
+    const Json& count = (*layers)[j];
+    const bool positive = count.is_number_integer() && count.get<int64_t>() >= 1;
+    if (!positive && count != "all") {
+      issues.push_back(
+          {path + "/num_layers/" + std::to_string(j),
+           "expected a positive integer or \"all\", got " + describe_json_value(count)});
+      continue;
+    }
+    Json mode = item;
+    mode["num_layers"] = count;
+    modes.push_back(std::move(mode));
+  }
+  if (layers->empty()) {
+    issues.push_back({path + "/num_layers", "expected a non-empty array of layer counts"});
+  }
+  return modes;
+}
+
+// One mode, read by the config reader (its issues re-rooted at `path`).
+void read_recompute_mode(const Json& item, const std::string& path, SearchRequest& request,
+                         Issues& issues) {
+  RecomputeMode mode;
+  Json value = item;
+  if (is_full_with_all_layers(item)) {
+    value["num_layers"] = 1;
+    mode.all_layers = true;
+  }
+  const Json training = {
+      {"seq_len", 1}, {"micro_batch_size", 1}, {"num_micro_batches", 1}, {"recompute", value}};
+  TrainingInput input;
+  Issues local;
+  read_training_input(training, "", input, local);
+  const std::string prefix = "/recompute";
+  for (const Issue& issue : local) {
+    const bool inside = issue.path.rfind(prefix, 0) == 0;
+    issues.push_back({path + (inside ? issue.path.substr(prefix.size()) : ""), issue.message});
+  }
+  mode.spec = input.spec.recompute;
+  request.spec.recompute.push_back(mode);
+  request.recompute.push_back(item);
+}
+
+void read_recompute_modes(const Json* value, SearchRequest& request, Issues& issues) {
+  const Json defaults = default_recompute_modes();
+  if (value == nullptr) value = &defaults;
+  const std::string path = "/constraints/recompute";
+  if (!value->is_array() || value->empty()) {
+    issues.push_back({path, "expected a non-empty array of recompute objects, got " +
+                                describe_json_value(*value)});
+    return;
+  }
+  std::vector<Json> seen;
+  for (size_t i = 0; i < value->size(); ++i) {
+    const std::string item_path = path + "/" + std::to_string(i);
+    for (const Json& mode : expand_layer_counts((*value)[i], item_path, issues)) {
+      if (std::find(seen.begin(), seen.end(), mode) != seen.end()) {
+        issues.push_back({item_path, "duplicate mode"});
+        continue;
+      }
+      seen.push_back(mode);
+      read_recompute_mode(mode, item_path, request, issues);
+    }
+  }
+}
+
+SequenceParallelPolicy read_sequence_parallel(ObjectReader& r) {
+  const Json* value = r.raw("sequence_parallel");
+  if (value == nullptr) return SequenceParallelPolicy::kAlways;
+  if (value->is_boolean()) {
+    return value->get<bool>() ? SequenceParallelPolicy::kAlways : SequenceParallelPolicy::kNever;
+  }
+  if (*value != "both") {
+    r.issues().push_back({r.path_of("sequence_parallel"),
+                          "expected true, false or \"both\", got " + describe_json_value(*value)});
+  }
+  return SequenceParallelPolicy::kBoth;
+}
+
+}  // namespace
+
+void read_search_constraints(const Json* value, SearchRequest& request, Issues& issues) {
+  SearchSpec& spec = request.spec;
+  if (value == nullptr) {
+    read_recompute_modes(nullptr, request, issues);
+    return;
+  }
+  ObjectReader r(*value, "/constraints", issues);
+  if (!r.ok()) return;
+  spec.tp = read_int_choices(r, "tp", 1, kMaxGpus);
+  spec.pp = read_int_choices(r, "pp", 1, kMaxLayers);
+  spec.vpp = read_int_choices(r, "vpp", 1, kMaxLayers);
+  spec.cp = read_int_choices(r, "cp", 1, kMaxGpus);
+  spec.ep = read_int_choices(r, "ep", 1, kMaxExperts);
+  spec.etp = read_int_choices(r, "etp", 1, kMaxGpus);
+  spec.dp = read_int_choices(r, "dp", 1, kMaxGpus);
+  const std::vector<int64_t> micro_batch_sizes =
+      read_int_choices(r, "micro_batch_size", 1, kMaxBatch);
+  if (!micro_batch_sizes.empty()) spec.micro_batch_size = micro_batch_sizes;
+  spec.max_tp = r.optional_int("max_tp", 1, kMaxGpus).value_or(0);
+  const std::vector<int64_t> zero_stages = read_int_choices(r, "zero_stage", 0, 3);
+  if (!zero_stages.empty()) spec.zero_stage = zero_stages;
+  spec.sequence_parallel = read_sequence_parallel(r);
+  spec.uneven_stages = r.bool_or("uneven_stages", false);
+  read_recompute_modes(r.raw("recompute"), request, issues);
+  r.finish();
+}
+
+}  // namespace trainsim::schema

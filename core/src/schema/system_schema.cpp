@@ -1,0 +1,106 @@
+// The "system" section: GPU, links, efficiency. Human units in the document
+// (GiB, GB/s, TFLOP/s, us), SI in the spec: each row's scale converts.
+#include <string>
+
+#include "input_limits.h"
+#include "schema/config_schema.h"
+#include "trainsim/units.h"
+
+namespace trainsim::schema {
+
+const Table<LinkSpec>& link_table(bool tier);  // link_schema.cpp
+const Table<EfficiencySpec>& efficiency_table();
+
+namespace {
+
+constexpr Presence kRequired = Presence::kRequired;
+constexpr Presence kDefault = Presence::kDefault;
+constexpr Presence kOptional = Presence::kOptional;
+constexpr double kMaxTflops = 1e7;
+constexpr double kMaxGbPerS = 1e7;
+
+const Table<GpuSpec>& peak_table() {
+  using P = Fields<GpuSpec>;
+  static const Table<GpuSpec> table = {
+      P::number("bf16", TRAINSIM_AT(peak_bf16_flops_per_s), kRequired, kMinRate, kMaxTflops, false, kTera,
+                {"TFLOP/s", "BF16 TFLOP/s", "dense bf16 peak"}),
+      P::number("fp16", TRAINSIM_AT(peak_fp16_flops_per_s), kRequired, kMinRate, kMaxTflops, false, kTera,
+                {"TFLOP/s", "FP16 TFLOP/s", "dense fp16 peak"}),
+      P::number("fp8", TRAINSIM_AT(peak_fp8_flops_per_s), kDefault, 0.0, kMaxTflops, false, kTera,
+                {"TFLOP/s", "FP8 TFLOP/s", "dense fp8 peak; 0 = no fp8"}),
+      P::rule([](ObjectReader& r, GpuSpec& gpu, const ReadContext&) {
+        if (gpu.peak_fp8_flops_per_s > 0.0 && gpu.peak_fp8_flops_per_s < kMinRate * kTera) {
+          r.issues().push_back({r.path_of("fp8"), "must be 0 (no fp8) or at least 1e-06, got " + r.raw("fp8")->dump()});
+        }
+      }),
+  };
+  return table;
+}
+
+const Table<GpuSpec>& gpu_table() {
+  using G = Fields<GpuSpec>;
+  static const Table<GpuSpec> table = {
+      G::text("name", TRAINSIM_AT(name), {"", "GPU", "the GPU's name (not used by the estimate)"}),
+      G::number("hbm_capacity_gib", TRAINSIM_AT(hbm_capacity_bytes), kRequired, kMinRate, 1e6, false, kGiB,
+                {"GiB", "HBM (GiB)", "memory per GPU"}),
+      G::number("hbm_bandwidth_gb_per_s", TRAINSIM_AT(hbm_bandwidth_bytes_per_s), kRequired, kMinRate, kMaxGbPerS,
+                false, kGB, {"GB/s", "HBM GB/s", "memory bandwidth per GPU"}),
+      G::object("peak_tflops", [](auto& g) -> auto& { return g; }, peak_table(), kRequired,
+                {"", "Peak TFLOP/s", "dense peak per precision"}),
+  };
+  return table;
+}
+
+// Tiers of PCIe switches: links that serve groups up to max_group_size.
+Field<SystemSpec> tiers_row() {
+  using S = Fields<SystemSpec>;
+  FieldInfo info = S::info("intra_node_tiers", Type::kArray, kOptional,
+                           {"", "Intra-node tiers", "PCIe switch levels, each a link with max_group_size (smallest group first)"});
+  info.items = Type::kObject;
+  auto read = [](ObjectReader& r, SystemSpec& s, const ReadContext& context) {
+    const nlohmann::json* tiers = r.raw("intra_node_tiers");
+    if (tiers == nullptr) return;
+    if (!tiers->is_array()) {
+      r.issues().push_back({r.path_of("intra_node_tiers"), "expected array, got " + describe_json_value(*tiers)});
+      return;
+    }
+    for (size_t i = 0; i < tiers->size(); ++i) {
+      s.intra_node_tiers.emplace_back();
+      read_object(link_table(true), (*tiers)[i], r.path_of("intra_node_tiers") + "/" + std::to_string(i),
+                  s.intra_node_tiers.back(), r.issues(), context);
+    }
+  };
+  auto write = [](const SystemSpec& s, nlohmann::json& out) {
+    if (s.intra_node_tiers.empty()) return;
+    nlohmann::json tiers = nlohmann::json::array();
+    for (const LinkSpec& tier : s.intra_node_tiers) tiers.push_back(write_object(link_table(true), tier));
+    out["intra_node_tiers"] = tiers;
+  };
+  return S::custom(info, read, write, describe(link_table(true)));
+}
+
+}  // namespace
+
+const Table<SystemSpec>& system_table() {
+  using S = Fields<SystemSpec>;
+  static const Table<SystemSpec> table = {
+      S::text("name", TRAINSIM_AT(name), {"", "Name", "the system's name (not used by the estimate)"}),
+      S::integer("num_gpus", TRAINSIM_AT(num_gpus), kOptional, 1, kMaxGpus,
+                 {"", "GPUs", "GPUs of the run; default tp*pp*dp*cp"}),
+      S::integer("gpus_per_node", TRAINSIM_AT(gpus_per_node), kRequired, 1, 1 << 20,
+                 {"", "GPUs per node", "GPUs that share the intra-node link"}),
+      S::number("straggler_coefficient", TRAINSIM_AT(straggler_coefficient), kDefault, 0.0, 10.0, false, 1.0,
+                {"", "Straggler coefficient", "multi-node slowdown 1 + x/(x+1)*c*sqrt(x), x = log2(nodes of a data-parallel group) (SimuMax); 0 = none"}),
+      S::object("gpu", TRAINSIM_AT(gpu), gpu_table(), kRequired, {"", "GPU", "one accelerator"}),
+      S::object("intra_node", TRAINSIM_AT(intra_node), link_table(false), kRequired,
+                {"", "Intra-node link", "NVLink / PCIe inside a node, per GPU and direction"}),
+      S::object("inter_node", TRAINSIM_AT(inter_node), link_table(false), kRequired,
+                {"", "Inter-node link", "network between nodes, per GPU and direction"}),
+      tiers_row(),
+      S::object("efficiency", TRAINSIM_AT(efficiency), efficiency_table(), kRequired,
+                {"", "Efficiency", "achieved fractions of peak per kernel class"}),
+  };
+  return table;
+}
+
+}  // namespace trainsim::schema

@@ -1,0 +1,166 @@
+// The "training" section: its rows, their bounds (input_limits.h) and help.
+// dp and the batch are kept as given (TrainingInput); config_reader.cpp
+// derives the sizes once the system's GPU count is known.
+#include <cstdio>
+#include <string>
+
+#include "input_limits.h"
+#include "schema/config_schema.h"
+#include "validate.h"
+
+namespace trainsim::schema {
+namespace {
+
+using F = Fields<TrainingInput>;
+constexpr Presence kRequired = Presence::kRequired;
+constexpr Presence kDefault = Presence::kDefault;
+constexpr Presence kDerived = Presence::kDerived;
+constexpr Presence kOptional = Presence::kOptional;
+
+// A row whose value the writer takes from elsewhere (or never writes).
+Field<TrainingInput> with_write(Field<TrainingInput> field,
+                                std::function<void(const TrainingInput&, nlohmann::json&)> write) {
+  field.write = std::move(write);
+  return field;
+}
+
+Field<TrainingInput> te_version_row() {
+  FieldInfo info = F::info("te_version", Type::kString, kDefault,
+                           {"", "TE version", "installed Transformer Engine (\"2.11\" or \"2.11.0\"); TE >= 2.3 keeps dummy wgrad buffers"});
+  const TrainingSpec defaults;
+  info.default_value = std::to_string(defaults.te_version_major) + "." + std::to_string(defaults.te_version_minor);
+  auto read = [](ObjectReader& r, TrainingInput& t, const ReadContext&) {
+    const auto text = r.optional_string("te_version");
+    if (!text) return;
+    int major = 0, minor = 0, patch = 0;
+    char tail = 0;
+    const int fields = std::sscanf(text->c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail);
+    if ((fields != 2 && fields != 3) || major < 0 || minor < 0 || major > 99 || minor > 999) {
+      r.issues().push_back({r.path_of("te_version"),
+                            "expected a version such as \"2.11\" or \"2.11.0\", got \"" + *text + "\""});
+      return;
+    }
+    t.spec.te_version_major = major;
+    t.spec.te_version_minor = minor;
+  };
+  auto write = [](const TrainingInput& t, nlohmann::json& out) {
+    out["te_version"] = std::to_string(t.spec.te_version_major) + "." + std::to_string(t.spec.te_version_minor);
+  };
+  return F::custom(info, read, write);
+}
+
+Field<TrainingInput> recompute_row() {
+  FieldInfo info = F::info("recompute", Type::kObject, kDefault,
+                           {"", "Recompute", "activation recomputation; keys by granularity (README \"Config reference\")"});
+  auto read = [](ObjectReader& r, TrainingInput& t, const ReadContext&) {
+    if (const nlohmann::json* value = r.raw("recompute")) {
+      read_recompute(*value, r.path_of("recompute"), t.spec.recompute, r.issues());
+    }
+  };
+  auto write = [](const TrainingInput& t, nlohmann::json& out) {
+    out["recompute"] = recompute_to_json(t.spec.recompute);
+  };
+  return F::custom(info, read, write, recompute_members());
+}
+
+void batch_rules(ObjectReader& r, TrainingInput& t, const ReadContext&) {
+  t.batch_path = r.path_of("global_batch_size");
+  if (r.has("global_batch_size") && r.has("num_micro_batches")) {
+    r.issues().push_back({r.path_of("num_micro_batches"),
+                          "set either global_batch_size or num_micro_batches, not both"});
+  } else if (!r.has("global_batch_size") && !r.has("num_micro_batches")) {
+    r.issues().push_back({r.path_of("global_batch_size"), "missing required key (or set num_micro_batches)"});
+  }
+}
+
+}  // namespace
+
+const Table<TrainingInput>& training_table() {
+  static const Table<TrainingInput> table = {
+      F::integer("seq_len", TRAINSIM_AT(spec.seq_len), kRequired, 1, kMaxSeqLen,
+                 {"tokens", "Sequence length", "tokens per sequence (Megatron-LM --seq-length)"}),
+      F::integer("micro_batch_size", TRAINSIM_AT(spec.micro_batch_size), kRequired, 1, kMaxBatch,
+                 {"sequences", "Micro-batch size", "sequences per micro-batch (--micro-batch-size)"}),
+      F::rule([](ObjectReader& r, TrainingInput& t, const ReadContext&) {
+        if (auto issue = check_tokens_per_micro_batch(t.spec.seq_len, t.spec.micro_batch_size,
+                                                      r.path_of("micro_batch_size"))) {
+          r.issues().push_back(std::move(*issue));
+        }
+      }),
+      with_write(F::integer("global_batch_size", TRAINSIM_AT(global_batch_size), kOptional, 1, kMaxBatch,
+                            {"sequences", "Global batch size", "sequences per step (--global-batch-size); exactly one of global_batch_size and num_micro_batches"}),
+                 [](const TrainingInput& t, nlohmann::json& out) {
+                   out["global_batch_size"] = t.spec.micro_batch_size * t.spec.parallel.dp * t.spec.num_micro_batches;
+                 }),
+      with_write(F::integer("num_micro_batches", TRAINSIM_AT(num_micro_batches), kOptional, 1, kMaxBatch,
+                            {"", "Micro-batches", "micro-batches per pipeline per step, instead of global_batch_size"}),
+                 nullptr),
+      F::rule(batch_rules),
+      F::number("train_tokens", TRAINSIM_AT(spec.train_tokens), kOptional, 0.0, 1e18, true, 1.0,
+                {"tokens", "Tokens to train", "tokens of the whole run, for the time and GPU-hours to train"}),
+      F::choice("dtype", TRAINSIM_AT(spec.dtype), dtype_names(), {"", "Precision", "training precision (--bf16, --fp16, --fp8-format)"}),
+      F::integer("tp", TRAINSIM_AT(spec.parallel.tp), kDefault, 1, kMaxGpus,
+                 {"", "TP", "tensor parallel size (--tensor-model-parallel-size)"}),
+      F::integer("pp", TRAINSIM_AT(spec.parallel.pp), kDefault, 1, kMaxLayers,
+                 {"", "PP", "pipeline parallel size (--pipeline-model-parallel-size)"}),
+      with_write(F::integer("dp", TRAINSIM_AT(dp), kDerived, 1, kMaxGpus,
+                            {"", "DP", "data parallel size; default num_gpus / (tp*pp*cp)"}),
+                 [](const TrainingInput& t, nlohmann::json& out) { out["dp"] = t.spec.parallel.dp; }),
+      F::integer("cp", TRAINSIM_AT(spec.parallel.cp), kDefault, 1, kMaxGpus,
+                 {"", "CP", "context parallel size (--context-parallel-size)"}),
+      F::integer("ep", TRAINSIM_AT(spec.parallel.ep), kDefault, 1, kMaxExperts,
+                 {"", "EP", "expert parallel size (--expert-model-parallel-size)"}),
+      F::integer("etp", TRAINSIM_AT(spec.parallel.etp), kDefault, 1, kMaxGpus,
+                 {"", "ETP", "expert tensor parallel size (--expert-tensor-parallel-size)"}),
+      F::integer("vpp", TRAINSIM_AT(spec.parallel.vpp), kDefault, 1, kMaxLayers,
+                 {"", "VPP", "virtual pipeline chunks per stage (--num-virtual-stages-per-pipeline-rank)"}),
+      F::rule([](ObjectReader& r, TrainingInput& t, const ReadContext&) {
+        const std::string path = r.path_of("tp");
+        if (auto issue = check_world_size(t.spec.parallel, t.dp, path.substr(0, path.size() - 3))) {
+          r.issues().push_back(std::move(*issue));
+        }
+      }),
+      F::boolean("sequence_parallel", TRAINSIM_AT(spec.parallel.sequence_parallel),
+                 {"", "Sequence parallel", "Megatron-LM --sequence-parallel"}),
+      F::integer("num_layers_in_first_stage", TRAINSIM_AT(spec.parallel.num_layers_in_first_stage), kOptional, 0,
+                 kMaxLayers, {"layers", "First-stage layers", "layers of the first pipeline stage (--decoder-first-pipeline-num-layers)"}),
+      F::integer("num_layers_in_last_stage", TRAINSIM_AT(spec.parallel.num_layers_in_last_stage), kOptional, 0,
+                 kMaxLayers, {"layers", "Last-stage layers", "layers of the last pipeline stage (--decoder-last-pipeline-num-layers)"}),
+      F::boolean("account_for_embedding_in_pipeline_split",
+                 TRAINSIM_AT(spec.parallel.account_for_embedding_in_pipeline_split),
+                 {"", "Embedding counts as a layer", "Megatron-LM --account-for-embedding-in-pipeline-split"}),
+      F::boolean("account_for_loss_in_pipeline_split", TRAINSIM_AT(spec.parallel.account_for_loss_in_pipeline_split),
+                 {"", "Loss counts as a layer", "Megatron-LM --account-for-loss-in-pipeline-split"}),
+      F::choice("cp_comm_type", TRAINSIM_AT(spec.parallel.cp_comm_type), cp_comm_type_names(),
+                {"", "CP comm", "context-parallel exchange (--cp-comm-type)"}),
+      F::integer("zero_stage", TRAINSIM_AT(spec.zero_stage), kDefault, 0, 3,
+                 {"", "ZeRO stage", "1 = Megatron distributed optimizer (sharded over dp*cp; experts over the expert-data-parallel group); 2, 3 = Megatron-FSDP"}),
+      F::boolean("grad_reduce_in_bf16", TRAINSIM_AT(spec.grad_reduce_in_bf16),
+                 {"", "Grad reduce in bf16", "Megatron-LM --grad-reduce-in-bf16"}),
+      F::boolean("gradient_accumulation_fusion", TRAINSIM_AT(spec.gradient_accumulation_fusion),
+                 {"", "Grad-accum fusion", "no --no-gradient-accumulation-fusion"}),
+      te_version_row(),
+      recompute_row(),
+      F::boolean("flash_attention", TRAINSIM_AT(spec.kernels.flash_attention),
+                 {"", "Flash attention", "fused attention kernels (--attention-backend auto)"}),
+      F::boolean("fused_cross_entropy", TRAINSIM_AT(spec.kernels.fused_cross_entropy),
+                 {"", "Fused cross-entropy", "Megatron-LM --cross-entropy-loss-fusion"}),
+      F::boolean("fused_norm", TRAINSIM_AT(spec.kernels.fused_norm), {"", "Fused norm", "Transformer Engine fused norms"}),
+      F::boolean("fused_swiglu", TRAINSIM_AT(spec.kernels.fused_swiglu),
+                 {"", "Fused SwiGLU", "no --no-bias-swiglu-fusion"}),
+      F::boolean("overlap_grad_reduce", TRAINSIM_AT(spec.overlap.grad_reduce),
+                 {"", "Overlap grad reduce", "Megatron-LM --overlap-grad-reduce"}),
+      F::boolean("overlap_param_gather", TRAINSIM_AT(spec.overlap.param_gather),
+                 {"", "Overlap param gather", "Megatron-LM --overlap-param-gather"}),
+      F::boolean("tp_comm_overlap", TRAINSIM_AT(spec.overlap.tp_comm), {"", "TP comm overlap", "Megatron-LM --tp-comm-overlap"}),
+      F::boolean("moe_pad_to_capacity", TRAINSIM_AT(spec.moe.pad_to_capacity),
+                 {"", "MoE pad to capacity", "Megatron-LM --moe-pad-expert-input-to-capacity; needs moe_capacity_factor"}),
+      F::number("moe_capacity_factor", TRAINSIM_AT(spec.moe.capacity_factor), kDefault, 0.0, kMaxCapacityFactor,
+                false, 1.0, {"", "MoE capacity factor", "Megatron-LM --moe-expert-capacity-factor; 0 = dropless"}),
+      F::boolean("moe_permute_probs_fused", TRAINSIM_AT(spec.moe.permute_probs_fused),
+                 {"", "MoE fused permute", "router probabilities applied inside the expert activation (Megatron-Core >= 0.14)"}),
+  };
+  return table;
+}
+
+}  // namespace trainsim::schema
