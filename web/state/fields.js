@@ -17,7 +17,7 @@ export const CUSTOM_MODEL = 'custom';
 
 // {model, training, system}: field lists in layout order. A field is
 // {section, key, path, url, label, title, type, values?, def?, min?, max?,
-// unit?, group?, main?, pattern?, placeholder?}; type is int | number |
+// unit?, group?, main, explicit, pattern?, placeholder?}; type is int | number |
 // bool | string | enum | section (an optional object such as moe) | list
 // (an array of enum values).
 export const FIELDS = { model: [], training: [], system: [] };
@@ -75,7 +75,7 @@ function pageField(section, hint, described, enums) {
     url: hint.url ?? `${section[0]}.${hint.key}`,
     label: hint.label ?? entry.label ?? hint.key,
     title: describe(entry),
-    group: hint.group, main: Boolean(hint.main), pattern: hint.pattern, placeholder: hint.placeholder,
+    group: hint.group, main: Boolean(hint.main), explicit: Boolean(hint.explicit), pattern: hint.pattern, placeholder: hint.placeholder,
     unit: entry.unit, min: entry.min, max: entry.max,
   };
   if (entry.default !== undefined) field.def = entry.default;

@@ -6,7 +6,8 @@
 // The URL names are the link format (state/url.js): never rename one.
 // Model and system fields are `m.<key>` / `s.<key>` unless `url` is given.
 // `label` overrides the schema's label where the form wants a shorter one;
-// `main` puts a field in the section's first grid (always open).
+// `main` puts a field in the section's first grid (always open). A link
+// leaves out training values equal to the core's default, unless `explicit`.
 
 export const MODEL_LAYOUT = [
   { key: 'num_layers', main: true },
@@ -50,7 +51,9 @@ export const TRAINING_GROUPS = [
 ];
 
 // te_version: the link reader accepts only version-like text (the core
-// checks it again and names the field).
+// checks it again and names the field), and a link keeps it even when it
+// equals the core's default (`explicit`): that default follows Transformer
+// Engine releases, and a link names the version it was made for.
 export const TRAINING_LAYOUT = [
   { key: 'seq_len', url: 'seq', group: 'batch' },
   { key: 'micro_batch_size', url: 'mbs', group: 'batch' },
@@ -85,26 +88,25 @@ export const TRAINING_LAYOUT = [
   { key: 'overlap_grad_reduce', url: 'ogr', group: 'kernels' },
   { key: 'overlap_param_gather', url: 'opg', group: 'kernels' },
   { key: 'tp_comm_overlap', url: 'tco', group: 'kernels' },
-  { key: 'te_version', url: 'te', group: 'kernels', pattern: /^\d{1,2}\.\d{1,3}(\.\d{1,4})?$/ },
+  { key: 'te_version', url: 'te', group: 'kernels', pattern: /^\d{1,2}\.\d{1,3}(\.\d{1,4})?$/, explicit: true },
   { key: 'moe_pad_to_capacity', url: 'mpc', group: 'moe' },
   { key: 'moe_capacity_factor', url: 'mcf', group: 'moe' },
   { key: 'moe_permute_probs_fused', url: 'mpf', group: 'moe' },
 ];
 
-// gpu.peak_tflops is a map (dtype -> TFLOP/s): the form edits one entry per
-// precision, typed by the map's entries.
+// The links' own labels ("Bandwidth", "Latency") need the link's name here.
 export const SYSTEM_LAYOUT = [
   { key: 'num_gpus', url: 'n', main: true },
   { key: 'gpus_per_node', main: true },
   { key: 'gpu.hbm_capacity_gib', main: true },
   { key: 'gpu.hbm_bandwidth_gb_per_s' },
-  { key: 'gpu.peak_tflops.bf16', label: 'BF16 TFLOP/s' },
-  { key: 'gpu.peak_tflops.fp16', label: 'FP16 TFLOP/s' },
-  { key: 'gpu.peak_tflops.fp8', label: 'FP8 TFLOP/s' },
-  { key: 'intra_node.bandwidth_gb_per_s' },
-  { key: 'intra_node.latency_us' },
-  { key: 'inter_node.bandwidth_gb_per_s' },
-  { key: 'inter_node.latency_us' },
+  { key: 'gpu.peak_tflops.bf16' },
+  { key: 'gpu.peak_tflops.fp16' },
+  { key: 'gpu.peak_tflops.fp8' },
+  { key: 'intra_node.bandwidth_gb_per_s', label: 'Intra-node GB/s' },
+  { key: 'intra_node.latency_us', label: 'Intra-node latency (us)' },
+  { key: 'inter_node.bandwidth_gb_per_s', label: 'Inter-node GB/s' },
+  { key: 'inter_node.latency_us', label: 'Inter-node latency (us)' },
 ];
 
 export const LAYOUT = { model: MODEL_LAYOUT, training: TRAINING_LAYOUT, system: SYSTEM_LAYOUT };

@@ -19,13 +19,13 @@ export const RECOMPUTE_MODES = [
 const OWN_INPUTS = new Set(['max_tp', 'zero_stage', 'recompute', 'sequence_parallel', 'uneven_stages']);
 
 // The degrees the search chooses and a list of values constrains
-// ([{key, label, help}], schema order): tp, pp, vpp, cp, ep, etp, dp,
-// micro_batch_size...
+// ([{key, label, help, def}], schema order): tp, pp, vpp, cp, ep, etp, dp,
+// micro_batch_size... def: the core's values when the input is empty.
 export function searchDegrees() {
   const intChoices = (f) => f.type === 'int' || (f.type === 'array' && f.items === 'int');
   return (schema()?.search_constraints ?? [])
     .filter((f) => !f.key.includes('.') && !OWN_INPUTS.has(f.key) && intChoices(f))
-    .map((f) => ({ key: f.key, label: f.label ?? f.key, help: f.help }));
+    .map((f) => ({ key: f.key, label: f.label ?? f.key, help: f.help, def: f.default }));
 }
 
 export function defaultSearchInputs() {

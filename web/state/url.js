@@ -47,7 +47,7 @@ function specPairs(spec, catalog) {
   for (const field of FIELDS.training) {
     const value = spec.training[field.key];
     if (value === undefined) continue;
-    if (!required.has(field.key) && field.def !== undefined && value === field.def) continue;
+    if (!required.has(field.key) && !field.explicit && field.def !== undefined && value === field.def) continue;
     add(field, value);
   }
   for (const kind of ['model', 'system']) {

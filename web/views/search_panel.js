@@ -44,7 +44,8 @@ export function mount(root, store, actions) {
   const gpus = text('gpus', 'GPUs', 'a count, a list (512, 1024) or a range (64-512/64)', { inputmode: 'text' });
   const gbs = text('gbs', 'Global batch (sequences)');
   const seq = text('seq', 'Sequence length');
-  const degrees = searchDegrees().map((d) => text(d.key, d.label, `${d.help ? `${d.help}; ` : ''}empty: every value the rules allow; a value fixes it; a list allows those`, { inputmode: 'text' }));
+  const degreeHint = (d) => `${d.help ?? 'empty: every value the rules allow'}; a value fixes it, a list allows those`;
+  const degrees = searchDegrees().map((d) => ({ def: d.def, ...text(d.key, d.label, degreeHint(d), { inputmode: 'text' }) }));
   const maxTp = text('max_tp', 'Max TP', 'default: GPUs per node');
   const recompute = checks('recompute', 'Recompute modes', RECOMPUTE_MODES);
   const zero = checks('zero', 'ZeRO stages', [0, 1, 2, 3].map((z) => ({ id: z, label: String(z) })));
@@ -120,7 +121,7 @@ export function mount(root, store, actions) {
     gpus.input.placeholder = String(spec.system.over.num_gpus ?? '');
     gbs.input.placeholder = String(spec.training.global_batch_size ?? '');
     seq.input.placeholder = String(spec.training.seq_len ?? '');
-    degrees.forEach((d) => { d.input.placeholder = 'any'; });
+    degrees.forEach((d) => { d.input.placeholder = Array.isArray(d.def) ? d.def.join(', ') : 'any'; });
     maxTp.input.placeholder = 'per node';
     headroom.input.placeholder = '0';
     topK.input.placeholder = '10';
