@@ -223,7 +223,7 @@ def megatron_seeds(models):
 
 
 def megatron_dictionary():
-    with open(os.path.join(ROOT, "core", "src", "io", "megatron_flags.cpp")) as f:
+    with open(os.path.join(ROOT, "core", "src", "interop", "megatron", "megatron_flags.cpp")) as f:
         flags = set(re.findall(r'"(--[a-z0-9-]+)"', f.read()))
     return sorted(flags) + ["=", "\\\n", "${", "}", "$(", ")", "'", '"', "#", ";", "&&", "(", "export ",
                             "torchrun ", "pretrain_gpt.py", "bf16", "fp8", "full", "selective", "block"]

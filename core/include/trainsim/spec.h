@@ -1,7 +1,8 @@
 // Validated inputs of an estimate: model x training strategy x system.
 // Plain aggregates in SI units; default member initializers are the documented
-// defaults of the JSON schema (README "Config reference"). io/ converts JSON
-// (human units) into these; estimators read them and never mutate them.
+// defaults of the JSON schema (README "Config reference"; the schema op
+// publishes them from these initializers). schema/ converts JSON (human units)
+// into these; estimators read them and never mutate them.
 #pragma once
 
 #include <array>

@@ -1,5 +1,6 @@
 // Unit constants. The core works in SI (bytes, seconds, FLOP, FLOP/s);
-// human units appear only in JSON keys and are converted in io/.
+// human units appear only in JSON keys and are converted by schema/ (each field
+// row's scale).
 #pragma once
 
 namespace trainsim {

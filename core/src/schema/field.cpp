@@ -46,7 +46,7 @@ nlohmann::json to_json(const FieldInfo& info) {
   if (info.items) out["items"] = type_name(*info.items);
   if (!info.default_value.is_null()) out["default"] = info.default_value;
   const auto bound = [&](double value) -> nlohmann::json {
-    if (info.type == Type::kInt) return static_cast<int64_t>(value);
+    if (info.type == Type::kInt || info.items == Type::kInt) return static_cast<int64_t>(value);
     return value;
   };
   if (info.min) {

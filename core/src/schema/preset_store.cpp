@@ -1,5 +1,7 @@
 #include "schema/preset_store.h"
 
+#include "schema/json_reader.h"
+
 #include <map>
 #include <utility>
 
@@ -12,8 +14,11 @@ const PresetMap& parsed_presets() {
   static const PresetMap presets = [] {
     PresetMap map;
     for (const auto& preset : embedded_presets()) {
-      map.emplace(std::make_pair(std::string(preset.kind), std::string(preset.id)),
-                  nlohmann::json::parse(preset.text));
+      nlohmann::json document;
+      Issues issues;
+      TRAINSIM_CHECK(parse_document(preset.text, "", document, issues),
+                     "embedded preset \"" + std::string(preset.id) + "\" is not JSON");
+      map.emplace(std::make_pair(std::string(preset.kind), std::string(preset.id)), std::move(document));
     }
     return map;
   }();

@@ -1,6 +1,6 @@
 // A strategy search: which training plans to try for one model, system and
 // global batch, and how to rank them. Plain data in SI units, parsed from JSON
-// by io/search_json.cpp; default member initializers are the documented
+// by schema/search_request.cpp; default member initializers are the documented
 // defaults (README "Search and what-if").
 #pragma once
 

@@ -1,6 +1,6 @@
 // Bash word lexing for the Megatron-LM importer (megatron_args.cpp): quotes,
 // escapes, comments, line continuations, separators and $-forms, without
-// expanding anything. Internal to io/.
+// expanding anything. Internal to interop/megatron/.
 #pragma once
 
 #include <cctype>
