@@ -4,12 +4,12 @@
 //                                        -> engine.estimate -> store.result/errors -> views
 //   tabs, pins  -> setView / setPins     -> URL hash (view=, c1=…c4=)
 //   hashchange (back/forward, pasted link) -> decode -> store.spec, view, pins
-// The Search, What-if and Compare runs are in runs.js.
-import { store } from './store.js';
-import { MAX_PINS, decode, encode } from './url.js';
-import { cloneSpec, effectiveSection, fromConfig, toConfig } from './config.js';
-import { figureLabel, scaleSystemPatch } from './system_scale.js';
-import { startRuns } from './runs.js';
+// The Search, What-if and Compare runs are in engine/runs.js.
+import { store } from './state/store.js';
+import { MAX_PINS, decode, encode } from './state/url.js';
+import { cloneSpec, fromConfig, toConfig } from './state/config.js';
+import { figureLabel, installSchema } from './state/fields.js';
+import { startRuns } from './engine/runs.js';
 import * as banner from './views/banner.js';
 import * as tabs from './views/tabs.js';
 import * as toolbar from './views/toolbar.js';
@@ -117,11 +117,15 @@ function pinConfig(document) {
 
 // The Search tab with one system figure scaled (What-if's shortcut).
 function searchScaled(figure, factor) {
-  const { spec, catalog } = store.get();
-  const patch = scaleSystemPatch(effectiveSection(spec, 'system', catalog), figure, factor);
-  store.set({ searchSystem: { label: `${figureLabel(figure)} × ${factor}`, patch, figure, factor } });
+  store.set({ searchSystem: { label: `${figureLabel(figure)} × ${factor}`, figure, factor } });
   setView('search');
   document.getElementById('search-form')?.requestSubmit();
+}
+
+// The calculator's system with one figure scaled, as the core's what-if
+// scales it (the scale_system op); resolves with its envelope.
+function scaleSystem(spec, { figure, factor }) {
+  return engine.run('scale_system', JSON.stringify({ system: toConfig(spec).system, figure, factor }));
 }
 
 let firstResult = true;
@@ -159,7 +163,7 @@ export async function start(startedEngine) {
     openPin: (i) => { setSpec(cloneSpec(store.get().pins[i]), { commit: true }); setView('calc'); },
     runSearch: (document) => runs.runSearch(document),
     cancelSearch: () => runs.cancelSearch(),
-    searchScaled,
+    searchScaled, scaleSystem,
     engine: (op, arg) => engine.run(op, arg),
     openImport: () => imports.open(),
     openExport: () => exports.open(),
@@ -184,6 +188,8 @@ export async function start(startedEngine) {
     return;
   }
   document.getElementById('version').textContent = `trainsim ${catalog.version}`;
+  const unknown = installSchema(catalog.schema);
+  if (unknown.length) console.warn(`trainsim: the core's schema does not describe ${unknown.join(', ')}`);
   store.subscribe((state, previous) => { if (state.spec !== previous.spec) estimate(state.spec); });
   store.set({ catalog });
   readHash();

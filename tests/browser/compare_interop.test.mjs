@@ -29,8 +29,8 @@ function canonical(binary, config) {
 }
 
 const pageConfig = (page) => page.evaluate(async () => {
-  const { store } = await import('./store.js');
-  const { toConfig } = await import('./config.js');
+  const { store } = await import('./state/store.js');
+  const { toConfig } = await import('./state/config.js');
   return toConfig(store.get().spec);
 });
 

@@ -65,8 +65,8 @@ export function hashHardeningTests({ url }) {
       const { page, context, problems } = await openPage(browser, url);
       const links = hostileHashes(1000);
       const report = await page.evaluate(async (list) => {
-        const { decode } = await import('./url.js');
-        const { store } = await import('./store.js');
+        const { decode } = await import('./state/url.js');
+        const { store } = await import('./state/store.js');
         const banner = document.getElementById('banner');
         const rows = [];
         for (const { kind, hash } of list) {

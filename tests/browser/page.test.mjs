@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { act, close, estimates, launchBrowser, memoryTable, openPage, runCli, settled } from './harness.mjs';
 import { randomHashes } from './random_hashes.mjs';
-import { formatBytes } from '../../web/format.js';
+import { formatBytes } from '../../web/lib/format.js';
 
 export function pageTests({ url, cli, artifacts }) {
   let browser;
@@ -163,8 +163,8 @@ export function pageTests({ url, cli, artifacts }) {
       const { page, context, problems } = await openPage(browser, url);
       const hashes = randomHashes(1000);
       const decoded = await page.evaluate(async (list) => {
-        const { decode, encode } = await import('./url.js');
-        const { store } = await import('./store.js');
+        const { decode, encode } = await import('./state/url.js');
+        const { store } = await import('./state/store.js');
         const catalog = store.get().catalog;
         let ok = 0;
         for (const hash of list) {
@@ -223,13 +223,13 @@ export function pageTests({ url, cli, artifacts }) {
     it('shows time, throughput and timeline when the core reports them', async () => {
       const { page, context, problems } = await openPage(browser, url);
       const reported = await page.evaluate(async () => {
-        const { store } = await import('./store.js');
+        const { store } = await import('./state/store.js');
         return Boolean(store.get().result.time);
       });
       if (!reported) {
         // Until the time model lands, feed the views a result of its shape.
         await page.evaluate(async () => {
-          const { store } = await import('./store.js');
+          const { store } = await import('./state/store.js');
           const result = structuredClone(store.get().result);
           const b = { forward_s: 0.9, backward_s: 1.8, recompute_s: 0.3, optimizer_s: 0.05, tp_comm_exposed_s: 0.2,
             cp_comm_exposed_s: 0, ep_comm_exposed_s: 0, pp_comm_exposed_s: 0.04, dp_comm_exposed_s: 0.1, bubble_s: 0.35 };

@@ -1,34 +1,56 @@
-// Node-side tests of the page's pure modules (url.js, config.js,
-// format.js): no browser needed. The catalog is read from presets/.
+// Node-side tests of the page's pure modules (state/, engine/ paging,
+// lib/format.js): no browser needed. The catalog and the schema come from
+// the WASM module (--module), through the page's own engine/catalog.js.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { decode, encode } from '../../web/url.js';
-import { defaultSpec, fromConfig, toConfig } from '../../web/config.js';
-import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/format.js';
-import { newestWins } from '../../web/engine.js';
-import { pagedSearch, splitPages } from '../../web/engine_search.js';
-import { defaultSearchInputs, parseChoices, parseGpus, searchDocument } from '../../web/search_spec.js';
-import { scaleSystemPatch } from '../../web/system_scale.js';
+import { pathToFileURL } from 'node:url';
+import { decode, encode } from '../../web/state/url.js';
+import { defaultSpec, fromConfig, toConfig } from '../../web/state/config.js';
+import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/lib/format.js';
+import { newestWins } from '../../web/engine/client.js';
+import { pagedSearch, splitPages } from '../../web/engine/search_pages.js';
+import { loadCatalog } from '../../web/engine/catalog.js';
+import { FIELDS, fieldByKey, fieldByUrl, figureLabel, installSchema } from '../../web/state/fields.js';
+import { LAYOUT } from '../../web/state/layout.js';
+import { defaultSearchInputs, parseChoices, parseGpus, searchDegrees, searchDocument } from '../../web/state/search_spec.js';
 import { randomHashes } from './random_hashes.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-function loadCatalog() {
-  const load = (kind) => fs.readdirSync(path.join(root, 'presets', kind)).sort().map((file) => {
-    const doc = JSON.parse(fs.readFileSync(path.join(root, 'presets', kind, file), 'utf8'));
-    return { id: doc.id, label: doc.label, doc };
-  });
-  return { version: 'test', models: load('models'), systems: load('systems') };
-}
-
-export function moduleTests() {
-  const catalog = loadCatalog();
+export async function moduleTests(args) {
+  const { default: createTrainsim } = await import(pathToFileURL(path.resolve(args.module)).href);
+  const module = await createTrainsim();
+  const call = async (op, input) => JSON.parse(module.call(op, input));
+  const catalog = await loadCatalog(call, module.version());
+  const unknown = installSchema(catalog.schema);
   const hasModel = (id) => catalog.models.some((p) => p.id === id);
 
-  describe('url.js and config.js', () => {
+  describe('state/fields.js: the layout joined with the core\'s schema', () => {
+    it('finds every field of the layout in the schema', () => {
+      assert.deepEqual(unknown, []);
+      for (const [section, layout] of Object.entries(LAYOUT)) {
+        assert.deepEqual(FIELDS[section].map((f) => f.key), layout.map((hint) => hint.key), section);
+      }
+      assert.equal(new Set([...Object.values(FIELDS)].flat().map((f) => f.url)).size, [...Object.values(FIELDS)].flat().length, 'URL names are unique');
+    });
+
+    it('takes types, values and defaults from the schema', () => {
+      const described = (section, key) => catalog.schema.config[section].find((f) => f.key === key);
+      assert.equal(fieldByKey('training', 'tp').type, 'int');
+      assert.equal(fieldByKey('training', 'tp').def, described('training', 'tp').default);
+      assert.deepEqual(fieldByKey('training', 'dtype').values, catalog.schema.enums[described('training', 'dtype').enum]);
+      assert.deepEqual(fieldByKey('training', 'zero_stage').values, [0, 1, 2, 3], 'a small integer range is a choice');
+      assert.equal(fieldByKey('training', 'recompute.modules').type, 'list');
+      assert.equal(fieldByKey('model', 'moe').type, 'section');
+      assert.equal(fieldByKey('system', 'gpu.peak_tflops.bf16').type, 'number', 'a map entry');
+      assert.equal(fieldByUrl('z').key, 'zero_stage');
+      assert.equal(fieldByUrl('m.hidden_size').key, 'hidden_size');
+      assert.equal(figureLabel('peak_flops'), catalog.schema.whatif_figures.find((f) => f.id === 'peak_flops').label);
+      assert.deepEqual(installSchema({ config: {} }).length, Object.values(LAYOUT).flat().length, 'an empty schema leaves the form empty');
+      assert.deepEqual(installSchema(catalog.schema), []);
+    });
+  });
+
+  describe('state/url.js and state/config.js', () => {
     it('encodes the default view compactly', () => {
       const spec = defaultSpec(catalog);
       const model = hasModel('llama3-70b') ? 'llama3-70b' : catalog.models[0].id;
@@ -114,7 +136,7 @@ export function moduleTests() {
     });
   });
 
-  describe('url.js: tab and pinned configs', () => {
+  describe('state/url.js: tab and pinned configs', () => {
     it('keeps the open tab and up to four pinned configs in the link, and reads links without them as before', () => {
       const a = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=16&seq=4096&mbs=1&gbs=64&tp=2&sp=1&pp=2&te=2.11&m.num_layers=24', catalog).state;
       const b = defaultSpec(catalog);
@@ -138,7 +160,7 @@ export function moduleTests() {
     });
   });
 
-  describe('search_spec.js and system_scale.js', () => {
+  describe('state/search_spec.js', () => {
     it('reads degree lists and GPU counts', () => {
       assert.equal(parseChoices(''), undefined);
       assert.equal(parseChoices('any'), undefined);
@@ -153,10 +175,10 @@ export function moduleTests() {
     it('builds the search document from the calculator\'s spec and the inputs', () => {
       const spec = decode('#v=1&m=llama3-70b&s=h100-sxm-80gb&n=64&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=4&ogr=1&fce=1&s.gpu.hbm_capacity_gib=96', catalog).state;
       const inputs = { ...defaultSearchInputs(), gpus: '1024', tp: '2,4,8', headroom: '5', objective: 'tokens_per_s_per_gpu' };
-      const { document, problems } = searchDocument(spec, inputs, { gpu: { hbm_bandwidth_gb_per_s: 6700 } });
+      const { document, problems } = searchDocument(spec, inputs);
       assert.deepEqual(problems, {});
       assert.deepEqual(document.model, { preset: 'llama3-70b' });
-      assert.deepEqual(document.system, { preset: 'h100-sxm-80gb', gpu: { hbm_capacity_gib: 96, hbm_bandwidth_gb_per_s: 6700 } });
+      assert.deepEqual(document.system, { preset: 'h100-sxm-80gb', gpu: { hbm_capacity_gib: 96 } });
       assert.equal(document.num_gpus, 1024);
       assert.equal(document.global_batch_size, 1024);
       assert.equal(document.seq_len, 8192);
@@ -172,24 +194,31 @@ export function moduleTests() {
       assert.deepEqual(Object.keys(bad.problems).sort(), ['gpus', 'pp', 'recompute', 'zero']);
     });
 
-    it('scales one system figure as the core does', () => {
-      const system = catalog.systems.find((p) => p.id === 'h100-sxm-80gb').doc.system;
-      assert.deepEqual(scaleSystemPatch(system, 'peak_flops', 2).gpu.peak_tflops, { bf16: 1978.8, fp16: 1978.8, fp8: 3957.8 });
-      assert.deepEqual(scaleSystemPatch(system, 'inter_node_bandwidth', 0.5), { inter_node: { bandwidth_gb_per_s: 25 } });
-      assert.deepEqual(scaleSystemPatch(system, 'intra_node_latency', 0.5), { intra_node: { latency_us: 1.5 } });
-      assert.deepEqual(scaleSystemPatch(system, 'kernel_latency', 2), { efficiency: { memory: { latency_us: 10 } } });
-      assert.deepEqual(scaleSystemPatch(system, 'nope', 2), {});
+    it('searches on a system scaled by the core (scale_system), and leaves the chosen keys out of training', async () => {
+      const spec = decode('#v=1&m=llama3-70b&s=h100-sxm-80gb&n=64&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=4&z=2&rc=full&rcm=block&rcn=2&l1=10', catalog).state;
+      const scaled = await call('scale_system', JSON.stringify({ system: toConfig(spec).system, figure: 'peak_flops', factor: 2 }));
+      assert.equal(scaled.ok, true, JSON.stringify(scaled));
+      const { document } = searchDocument(spec, defaultSearchInputs(), scaled.result.system);
+      assert.equal(document.system.gpu.peak_tflops.bf16, 2 * 989.4);
+      assert.equal(document.system.num_gpus, undefined, 'the GPU count is the search\'s own');
+      assert.equal(document.num_gpus, 64);
+      assert.equal(document.training, undefined, 'tp, zero_stage, recompute and the stage sizes are the search\'s to choose');
+      assert.deepEqual(searchDegrees().map((d) => d.key).filter((k) => ['tp', 'pp', 'micro_batch_size'].includes(k)), ['tp', 'pp', 'micro_batch_size']);
+      assert.ok(!searchDegrees().some((d) => ['zero_stage', 'max_tp', 'recompute'].includes(d.key)), 'these have inputs of their own');
     });
   });
 
-  describe('engine_search.js', () => {
-    // A fake engine: `total` candidates, pages answer after `delay` ms.
-    const fakeCalls = (total, log, delay = 1) => [0, 1, 2].map((worker) => async (op, arg) => {
+  describe('engine/search_pages.js', () => {
+    // A fake engine: `total` candidates, pages answer after `delay` ms with
+    // envelope text, as Module.call does.
+    const fakeCalls = (total, log, delay = 1) => [0, 1, 2].map((worker) => async (op, input) => {
       await new Promise((resolve) => setTimeout(resolve, delay));
-      if (op === 'searchMerge') return { ok: true, result: { pages: arg.map((t) => JSON.parse(t)) } };
-      log.push([worker, arg.offset, arg.limit]);
-      const end = Math.min(total, arg.offset + arg.limit);
-      return { ok: true, end, candidates: total, text: JSON.stringify([arg.offset, end]) };
+      if (op === 'search_merge') return JSON.stringify({ ok: true, result: { pages: JSON.parse(input).pages.map((p) => p.result.page.span) } });
+      assert.equal(op, 'search');
+      const { offset, limit } = JSON.parse(input).page;
+      log.push([worker, offset, limit]);
+      const end = Math.min(total, offset + limit);
+      return JSON.stringify({ ok: true, result: { page: { end, candidates: total, span: [offset, end] } } });
     });
 
     it('splits the candidates into pages for the workers', () => {
@@ -231,15 +260,18 @@ export function moduleTests() {
     });
 
     it('passes an error envelope through and notices pages that leave a gap', async () => {
-      const failing = pagedSearch(() => [async () => ({ ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] })]);
+      const failing = pagedSearch(() => [async () => JSON.stringify({ ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] })]);
       assert.deepEqual(await failing.start({}), { ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] });
-      const gappy = pagedSearch(() => [async (op, arg) => (op === 'searchMerge' ? { ok: true }
-        : { ok: true, end: Math.min(1000, arg.offset + arg.limit - (arg.offset ? 1 : 0)), candidates: 1000, text: '1' })]);
+      const gappy = pagedSearch(() => [async (op, input) => {
+        if (op === 'search_merge') return '{"ok": true}';
+        const { offset, limit } = JSON.parse(input).page;
+        return JSON.stringify({ ok: true, result: { page: { end: Math.min(1000, offset + limit - (offset ? 1 : 0)), candidates: 1000 } } });
+      }]);
       assert.match((await gappy.start({})).errors[0].message, /do not cover/);
     });
   });
 
-  describe('engine.js', () => {
+  describe('engine/client.js', () => {
     it('keeps one request in flight and lets the newest pending one win', async () => {
       const calls = [];
       const release = [];
@@ -260,7 +292,7 @@ export function moduleTests() {
     });
   });
 
-  describe('format.js', () => {
+  describe('lib/format.js', () => {
     it('formats the core SI values in human units', () => {
       assert.equal(formatBytes(80 * 1024 ** 3), '80.0 GiB');
       assert.equal(formatBytes(3410804736), '3.18 GiB');

@@ -2,7 +2,9 @@
 // Debian's Chromium driven by playwright-core (node's test runner). The site
 // must already be served:
 //   node run.mjs --url http://127.0.0.1:PORT/ --cli build/native/core/trainsim
+//                --module build/wasm/site/trainsim_wasm.mjs
 //                [--artifacts build/browser-artifacts] [--only NAME[,NAME]]
+// (the module tests load the catalog and the schema from MODULE, as the page does)
 // (NAME: modules, page, hardening, search, interop).
 // tests/scripts/run_web_tests.sh builds, serves and runs all of this.
 import { parseArgs } from './harness.mjs';
@@ -18,7 +20,7 @@ const only = onlyAt >= 0 ? new Set(argv.splice(onlyAt, 2)[1].split(',')) : null;
 const wanted = (name) => !only || only.has(name);
 const args = parseArgs(argv);
 
-if (wanted('modules')) moduleTests();
+if (wanted('modules')) await moduleTests(args);
 if (wanted('page')) pageTests(args);
 if (wanted('hardening')) hashHardeningTests(args);
 if (wanted('search')) searchTests(args);

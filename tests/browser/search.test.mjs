@@ -47,7 +47,7 @@ export function searchTests({ url, cli: binary, artifacts }) {
       assert.ok(run.progress.length >= 2, `progress reported page by page: ${run.progress}`);
 
       const { document, result } = await page.evaluate(async () => {
-        const { store } = await import('./store.js');
+        const { store } = await import('./state/store.js');
         return { document: store.get().search.document, result: store.get().search.envelope.result };
       });
       const native = cli(binary, ['search'], document);
@@ -110,7 +110,7 @@ export function searchTests({ url, cli: binary, artifacts }) {
       await page.uncheck('#search-uneven');
       await page.fill('#search-gpus', '512');
       const statuses = await page.evaluate(async () => {
-        const { store } = await import('./store.js');
+        const { store } = await import('./state/store.js');
         const seen = [];
         const stop = store.subscribe((state, previous) => {
           if (state.search !== previous.search) seen.push(`${state.search.document?.num_gpus}:${state.search.status}`);
@@ -166,8 +166,8 @@ export function searchTests({ url, cli: binary, artifacts }) {
       await page.click('#tab-whatif');
       await page.waitForSelector('#whatif-table');
       const config = await page.evaluate(async () => {
-        const { store } = await import('./store.js');
-        const { toConfig } = await import('./config.js');
+        const { store } = await import('./state/store.js');
+        const { toConfig } = await import('./state/config.js');
         return toConfig(store.get().spec);
       });
       const native = cli(binary, ['whatif'], config);
@@ -196,7 +196,7 @@ export function searchTests({ url, cli: binary, artifacts }) {
       assert.match(await page.evaluate(() => location.hash), /view=search/);
       await page.waitForSelector('#search-scaled:not([hidden])');
       await page.waitForFunction(() => ['done', 'invalid'].includes(document.getElementById('search-status').dataset.status), null, { timeout: 120000 });
-      const document = await page.evaluate(async () => (await import('./store.js')).store.get().search.document);
+      const document = await page.evaluate(async () => (await import('./state/store.js')).store.get().search.document);
       if (most === 'peak_flops') assert.ok(close(document.system.gpu.peak_tflops.bf16, 2 * 989.4), JSON.stringify(document.system));
       assert.notDeepEqual(document.system, { preset: 'h100-sxm-80gb' }, 'the search runs on the changed system');
       await page.click('#search-scaled-clear');

@@ -25,7 +25,7 @@ export function cli(binary, args, document) {
 // {status, elapsedMs, progress: [done...]}.
 export async function runSearch(page, timeout = 120000) {
   await page.evaluate(async () => {
-    const { store } = await import('./store.js');
+    const { store } = await import('./state/store.js');
     window.trainsimProgress = [];
     window.trainsimUnsubscribe?.();
     window.trainsimUnsubscribe = store.subscribe((state, previous) => {
@@ -38,7 +38,7 @@ export async function runSearch(page, timeout = 120000) {
   await page.waitForFunction(() => ['done', 'invalid', 'failed', 'cancelled'].includes(document.getElementById('search-status').dataset.status)
     && document.getElementById('search-status').dataset.status !== 'running', null, { timeout });
   return page.evaluate(async () => {
-    const { store } = await import('./store.js');
+    const { store } = await import('./state/store.js');
     const search = store.get().search;
     return { status: search.status, elapsedMs: search.elapsedMs, progress: [...new Set(window.trainsimProgress)] };
   });

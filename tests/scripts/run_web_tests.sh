@@ -93,7 +93,7 @@ else
   artifacts="$build/browser-artifacts"
   rm -rf "$artifacts"
   if (cd "$root/tests/browser" && TRAINSIM_CHROMIUM="$chromium" node run.mjs --url "$url" --cli "$cli" \
-      --artifacts "$artifacts"); then
+      --module "$site/trainsim_wasm.mjs" --artifacts "$artifacts"); then
     record "browser tests" passed
   else
     record "browser tests" failed

@@ -81,10 +81,10 @@ function strategies(model) {
 
 const { default: createTrainsim } = await import(pathToFileURL(path.resolve(modulePath)).href);
 const m = await createTrainsim();
-const listing = JSON.parse(m.presets()).result;
+const listing = JSON.parse(m.call('presets', '')).result;
 const configs = [];
 for (const { id: modelId } of listing.models) {
-  const model = JSON.parse(m.preset(modelId)).result.model;
+  const model = JSON.parse(m.call('preset', modelId)).result.model;
   listing.systems.forEach(({ id: systemId }, i) => {
     strategies(model).forEach(([training, gpus], j) => {
       if ((i + j) % 2 === 0) configs.push({ model: modelId, training, system: { preset: systemId, num_gpus: gpus } });
@@ -104,8 +104,8 @@ const failures = [];
 const stats = { maxRel: 0 };
 const started = performance.now();
 for (const text of texts) {
-  const wasm = m.estimate(text);
-  if (m.estimate(text) !== wasm) failures.push(`WASM output differs between two runs: ${text.slice(0, 200)}`);
+  const wasm = m.call('estimate', text);
+  if (m.call('estimate', text) !== wasm) failures.push(`WASM output differs between two runs: ${text.slice(0, 200)}`);
   let native;
   try {
     native = execFileSync(cliPath, ['estimate', '-'], { input: text, maxBuffer: 1 << 30 }).toString().trim();

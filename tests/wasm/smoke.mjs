@@ -1,5 +1,6 @@
-// Node smoke test of the WASM module: the binding answers with envelopes,
-// bad input comes back as data, and one config gives the same numbers as
+// Node smoke test of the WASM module: Module.call(op, input) answers with
+// envelopes, bad input and unknown ops come back as data, the schema op
+// describes the config, and one config gives the same numbers as
 // the native CLI.
 //   node tests/wasm/smoke.mjs MODULE.mjs [CONFIG.json CLI_OUTPUT.json]
 // CLI_OUTPUT.json is `trainsim estimate CONFIG.json` of the native build.
@@ -66,19 +67,19 @@ let listing;
 check('version() is a version string', () => {
   assert(/^\d+\.\d+\.\d+/.test(m.version()), `got ${JSON.stringify(m.version())}`);
 });
-check('presets() lists models and systems', () => {
-  listing = JSON.parse(m.presets());
+check('presets lists models and systems', () => {
+  listing = JSON.parse(m.call('presets', ''));
   assert(listing.schema_version === 1 && listing.ok === true, `bad envelope ${JSON.stringify(listing).slice(0, 200)}`);
   for (const kind of ['models', 'systems']) {
     assert(Array.isArray(listing.result[kind]) && listing.result[kind].length > 0, `no ${kind}`);
     for (const p of listing.result[kind]) assert(typeof p.id === 'string' && typeof p.label === 'string', `bad entry ${JSON.stringify(p)}`);
   }
 });
-check('preset(id) returns the preset document', () => {
+check('preset returns the preset document', () => {
   const id = listing.result.models[0].id;
-  const envelope = JSON.parse(m.preset(id));
+  const envelope = JSON.parse(m.call('preset', id));
   assert(envelope.ok && envelope.result.id === id && typeof envelope.result.model === 'object', JSON.stringify(envelope).slice(0, 200));
-  const missing = JSON.parse(m.preset('no-such-preset'));
+  const missing = JSON.parse(m.call('preset', 'no-such-preset'));
   assert(missing.ok === false && missing.errors.length > 0, 'unknown preset id should be an error envelope');
 });
 
@@ -87,8 +88,8 @@ const presetConfig = {
   training: { seq_len: 2048, micro_batch_size: 1, global_batch_size: 8 },
   system: { preset: listing.result.systems[0].id, num_gpus: 8 },
 };
-check('estimate() of a preset config gives a result envelope', () => {
-  const envelope = JSON.parse(m.estimate(JSON.stringify(presetConfig)));
+check('estimate of a preset config gives a result envelope', () => {
+  const envelope = JSON.parse(m.call('estimate', JSON.stringify(presetConfig)));
   assert(envelope.schema_version === 1, 'schema_version');
   assert(envelope.ok === true, `not ok: ${JSON.stringify(envelope.errors)}`);
   const r = envelope.result;
@@ -101,30 +102,64 @@ check('estimate() of a preset config gives a result envelope', () => {
   assert(r.memory.capacity_bytes > 0, 'capacity_bytes');
 });
 check('bad JSON gives an error envelope', () => {
-  const envelope = JSON.parse(m.estimate('{"model": '));
+  const envelope = JSON.parse(m.call('estimate', '{"model": '));
   assert(envelope.schema_version === 1 && envelope.ok === false, JSON.stringify(envelope));
   assert(envelope.errors[0].path === '' && /invalid JSON/.test(envelope.errors[0].message), JSON.stringify(envelope.errors));
 });
 check('an invalid field is named by its path', () => {
   const config = structuredClone(presetConfig);
   config.training.seq_len = 0;
-  const envelope = JSON.parse(m.estimate(JSON.stringify(config)));
+  const envelope = JSON.parse(m.call('estimate', JSON.stringify(config)));
   assert(envelope.ok === false && envelope.errors.some((e) => e.path === '/training/seq_len'), JSON.stringify(envelope.errors));
 });
 check('an unknown preset is an error, not an exception', () => {
-  const envelope = JSON.parse(m.estimate(JSON.stringify({ ...presetConfig, model: 'no-such-model' })));
+  const envelope = JSON.parse(m.call('estimate', JSON.stringify({ ...presetConfig, model: 'no-such-model' })));
   assert(envelope.ok === false && envelope.errors[0].path === '/model', JSON.stringify(envelope.errors));
 });
 check('non-object input is an error envelope', () => {
   for (const text of ['', '[]', '42', 'null', '"x"', '\u0000']) {
-    const envelope = JSON.parse(m.estimate(text));
+    const envelope = JSON.parse(m.call('estimate', text));
     assert(envelope.ok === false && envelope.errors.length > 0, `${JSON.stringify(text)}: ${JSON.stringify(envelope)}`);
   }
 });
+check('an unknown op is an error envelope at path ""', () => {
+  const envelope = JSON.parse(m.call('no_such_op', ''));
+  assert(envelope.ok === false && envelope.errors[0].path === '', JSON.stringify(envelope));
+});
+let schema;
+check('schema describes the config, search and what-if documents', () => {
+  const envelope = JSON.parse(m.call('schema', ''));
+  assert(envelope.ok === true, JSON.stringify(envelope).slice(0, 300));
+  schema = envelope.result;
+  assert(schema.schema_version === 1, 'schema_version');
+  const types = new Set(['int', 'number', 'bool', 'string', 'enum', 'object', 'array', 'map']);
+  const lists = [...Object.values(schema.config), schema.search, schema.search_constraints, schema.whatif];
+  for (const list of lists) {
+    assert(Array.isArray(list) && list.length > 0, 'a section without fields');
+    for (const field of list) {
+      assert(typeof field.key === 'string' && types.has(field.type), `bad field ${JSON.stringify(field)}`);
+      if (field.type === 'enum') assert(Array.isArray(schema.enums[field.enum]), `enum ${field.enum} of ${field.key}`);
+    }
+  }
+  for (const section of ['model', 'training', 'system']) assert(schema.config[section].length > 0, section);
+  const keys = schema.config.training.map((f) => f.key);
+  for (const key of ['seq_len', 'tp', 'recompute.granularity']) assert(keys.includes(key), `training.${key}`);
+  assert(schema.whatif_figures.some((f) => f.id === 'peak_flops' && typeof f.label === 'string'), 'peak_flops figure');
+});
+check('scale_system scales one figure of a system preset', () => {
+  const base = JSON.parse(m.call('preset', listing.result.systems[0].id)).result.system;
+  const envelope = JSON.parse(m.call('scale_system', JSON.stringify({ system: listing.result.systems[0].id, figure: 'hbm_bandwidth', factor: 2 })));
+  assert(envelope.ok === true, JSON.stringify(envelope).slice(0, 300));
+  const scaled = envelope.result.system;
+  assert(scaled.gpu.hbm_bandwidth_gb_per_s === 2 * base.gpu.hbm_bandwidth_gb_per_s, JSON.stringify(scaled.gpu));
+  assert(scaled.gpu.hbm_capacity_gib === base.gpu.hbm_capacity_gib, 'another figure changed');
+  const bad = JSON.parse(m.call('scale_system', JSON.stringify({ system: listing.result.systems[0].id, figure: 'nope', factor: 2 })));
+  assert(bad.ok === false && bad.errors.length > 0, JSON.stringify(bad));
+});
 
 if (configPath && cliOutputPath) {
-  check(`estimate(${path.basename(configPath)}) equals the native CLI`, () => {
-    const wasm = JSON.parse(m.estimate(fs.readFileSync(configPath, 'utf8')));
+  check(`estimate of ${path.basename(configPath)} equals the native CLI`, () => {
+    const wasm = JSON.parse(m.call('estimate', fs.readFileSync(configPath, 'utf8')));
     const cli = JSON.parse(fs.readFileSync(cliOutputPath, 'utf8'));
     assert(cli.ok === true, `the CLI output is not a result: ${JSON.stringify(cli).slice(0, 300)}`);
     const difference = sameJson(wasm, cli);

@@ -1,6 +1,6 @@
 // The banner for links or files the page could only partly read: it lists
 // what was ignored, and the page carries on with the rest.
-import { h } from '../dom.js';
+import { h } from '../lib/dom.js';
 
 const MAX_ITEMS = 12;
 

@@ -1,16 +1,15 @@
 // The Compare tab: up to four pinned configs side by side: memory per GPU
 // (the peak stage's parts), the step time breakdown, throughput, and the
 // choices that differ. The pins are in the URL (c1=…c4=), so one link
-// shares them all; their estimates come from runs.js (pinResults).
-import { h, s } from '../dom.js';
-import { clip } from '../fields.js';
-import { formatBytes, formatCount, formatGiB, formatPercent, formatSeconds, formatTflops, formatTick, formatTokensPerS } from '../format.js';
+// shares them all; their estimates come from engine/runs.js (pinResults).
+import { h, s } from '../lib/dom.js';
+import { clip, formatBytes, formatCount, formatGiB, formatPercent, formatSeconds, formatTflops, formatTick, formatTokensPerS } from '../lib/format.js';
 import { MEMORY_SERIES } from './memory_chart.js';
 import { TIME_PARTS } from './time_breakdown.js';
 import { attachTooltip } from './tooltip.js';
-import { chartWidth, niceTicks, onResize } from './axis.js';
+import { chartWidth, niceTicks, onResize } from '../lib/axis.js';
 import { recomputeLabel } from './search_results.js';
-import { toConfig } from '../config.js';
+import { toConfig } from '../state/config.js';
 
 const BAR = 26;
 const M = { top: 6, right: 70, bottom: 26, left: 34 };  // right: room for the totals

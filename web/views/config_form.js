@@ -1,14 +1,13 @@
 // The configuration form: model, training and system groups built from the
-// field tables. Inputs write the spec through actions.setSpec; the form
+// fields (state/fields.js: the page's layout joined with the core's schema). Inputs write the spec through actions.setSpec; the form
 // renders values, preset overrides and errors from the store. An error is
 // shown next to the field its path names (longest matching prefix), or in
 // the list at the top when no field matches.
-import { h } from '../dom.js';
-import { CUSTOM_MODEL, FIELDS, TRAINING_GROUPS, clip, fieldByKey, formatText, parseText } from '../fields.js';
-import { cloneSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../config.js';
-
-const MODEL_MAIN = ['num_layers', 'hidden_size', 'num_attention_heads', 'num_kv_heads', 'head_dim', 'ffn_hidden_size', 'vocab_size'];
-const SYSTEM_MAIN = ['num_gpus', 'gpus_per_node', 'gpu.hbm_capacity_gib'];
+import { h } from '../lib/dom.js';
+import { CUSTOM_MODEL, FIELDS, fieldByKey, formatText, parseText } from '../state/fields.js';
+import { TRAINING_GROUPS } from '../state/layout.js';
+import { clip } from '../lib/format.js';
+import { cloneSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../state/config.js';
 
 const fieldId = (path) => `f${path.replace(/\//g, '-')}`;
 
@@ -170,32 +169,34 @@ export function mount(form, store, actions) {
     return root;
   }
 
-  const fieldsOf = (section, keys) => keys.map((key) => makeField(fieldByKey(section, key)));
   const grid = (...children) => h('div', { class: 'grid' }, ...children);
   const group = (label, open, ...children) => h('details', { class: 'subgroup', open }, h('summary', { text: label }), ...children);
 
   function build() {
     const model = FIELDS.model;
     const sectionFields = (name) => model.filter((f) => f.key.startsWith(`${name}.`)).map(makeField);
-    const rest = model.filter((f) => !MODEL_MAIN.includes(f.key) && f.type !== 'section' && !f.key.includes('.'));
+    const rest = model.filter((f) => !f.main && f.type !== 'section' && !f.key.includes('.'));
+    const toggle = (name) => {
+      const field = fieldByKey('model', name);
+      return field ? h('div', { class: 'section-toggle' }, makeField(field), grid(sectionFields(name))) : null;
+    };
     const modelGroup = h('fieldset', { class: 'group', dataset: { section: 'model' } },
       h('legend', { text: 'Model' }),
       presetPicker('model'),
-      grid(fieldsOf('model', MODEL_MAIN)),
+      grid(model.filter((f) => f.main).map(makeField)),
       group('Architecture details', false, grid(rest.map(makeField))),
-      h('div', { class: 'section-toggle' }, makeField(fieldByKey('model', 'moe')), grid(sectionFields('moe'))),
-      h('div', { class: 'section-toggle' }, makeField(fieldByKey('model', 'mla')), grid(sectionFields('mla'))));
+      model.filter((f) => f.type === 'section').map((f) => toggle(f.key)));
 
     const trainingGroup = h('fieldset', { class: 'group', dataset: { section: 'training' } },
       h('legend', { text: 'Training strategy' }),
       TRAINING_GROUPS.map((g) => group(g.label, g.open,
         grid(FIELDS.training.filter((f) => f.group === g.id).map(makeField)))));
 
-    const systemRest = FIELDS.system.filter((f) => !SYSTEM_MAIN.includes(f.key));
+    const systemRest = FIELDS.system.filter((f) => !f.main);
     const systemGroup = h('fieldset', { class: 'group', dataset: { section: 'system' } },
       h('legend', { text: 'System' }),
       presetPicker('system'),
-      grid(fieldsOf('system', SYSTEM_MAIN)),
+      grid(FIELDS.system.filter((f) => f.main).map(makeField)),
       group('GPU and network', false, grid(systemRest.map(makeField))));
 
     form.replaceChildren(generalErrors, modelGroup, trainingGroup, systemGroup);
@@ -234,20 +235,20 @@ export function mount(form, store, actions) {
         // Never rewrite the text someone is typing in (but do follow links and imports).
         const typing = document.activeElement === slot.input || state.localErrors[field.path] !== undefined;
         if (!typing || state.spec !== ownSpec) slot.input.value = formatText(field, value);
-        slot.input.placeholder = field.key === 'dp' ? 'auto' : field.def !== undefined ? String(field.def) : '';
+        slot.input.placeholder = field.placeholder ?? (field.def !== undefined ? String(field.def) : '');
       }
     }
     // Fields that only matter in some modes are hidden unless set.
     const t = spec.training;
     const show = (key, visible) => {
-      const slot = slots.get(fieldByKey('training', key).path);
-      slot.root.hidden = !visible && t[key] === undefined;
+      const slot = slots.get(fieldByKey('training', key)?.path);
+      if (slot) slot.root.hidden = !visible && t[key] === undefined;
     };
     show('recompute.method', t['recompute.granularity'] === 'full');
     show('recompute.num_layers', t['recompute.granularity'] === 'full');
     show('recompute.modules', t['recompute.granularity'] === 'selective');
     show('recompute.keep_tail_outputs', t['recompute.granularity'] === 'selective');
-    for (const name of ['moe', 'mla']) {
+    for (const name of FIELDS.model.filter((f) => f.type === 'section').map((f) => f.key)) {
       const on = getDeep(effective.model, name) !== undefined;
       for (const slot of slots.values()) {
         if (slot.field.section === 'model' && slot.field.key?.startsWith(`${name}.`)) slot.root.hidden = !on;

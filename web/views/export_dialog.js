@@ -2,11 +2,11 @@
 // button), as trainsim JSON (as given, or canonical with every default
 // written), its results as JSON and CSV, the search's ranked plans as JSON
 // and CSV, and every chart on the page as SVG or PNG.
-import { h } from '../dom.js';
-import { clip } from '../fields.js';
-import { toConfig } from '../config.js';
-import { saveBlob, saveText } from '../download.js';
-import { pngBlob, svgText } from '../chart_export.js';
+import { h } from '../lib/dom.js';
+import { clip } from '../lib/format.js';
+import { toConfig } from '../state/config.js';
+import { saveBlob, saveText } from '../lib/download.js';
+import { pngBlob, svgText } from '../lib/chart_export.js';
 import { recomputeLabel } from './search_results.js';
 
 // Charts the page can draw, by the id of the element that holds the SVG.
@@ -65,7 +65,7 @@ export function mount(root, store, actions) {
   const download = h('div', { class: 'export-buttons' },
     button('export-config-json', 'Config (JSON)', () => saveText(`${JSON.stringify(config(), null, 2)}\n`, 'trainsim-config.json', 'application/json')),
     button('export-canonical-json', 'Canonical config (JSON, every default)', async () => {
-      const envelope = await actions.engine('exportConfig', JSON.stringify(config()));
+      const envelope = await actions.engine('export_config', JSON.stringify(config()));
       if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
       saveText(`${JSON.stringify(envelope.result.config, null, 2)}\n`, 'trainsim-config-canonical.json', 'application/json');
     }),
@@ -75,7 +75,7 @@ export function mount(root, store, actions) {
       saveText(`${JSON.stringify({ config: config(), result: state.result }, null, 2)}\n`, 'trainsim-result.json', 'application/json');
     }),
     button('export-result-csv', 'Result (CSV)', async () => {
-      const envelope = await actions.engine('exportCsv', JSON.stringify(config()));
+      const envelope = await actions.engine('export_csv', JSON.stringify(config()));
       if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
       saveText(envelope.result.csv, 'trainsim-result.csv', 'text/csv');
     }));
@@ -102,7 +102,7 @@ export function mount(root, store, actions) {
     megatronText.value = '…';
     let envelope;
     try {
-      envelope = await actions.engine('exportMegatron', JSON.stringify(config()));
+      envelope = await actions.engine('export_megatron', JSON.stringify(config()));
     } catch (error) {
       envelope = { ok: false, errors: [{ path: '', message: error.message }] };
     }

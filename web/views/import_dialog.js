@@ -4,9 +4,9 @@
 // trainsim config. The core's importers do the reading (engine.run); the
 // dialog shows their notes, and their errors by path. A good import goes
 // straight into the calculator.
-import { h } from '../dom.js';
-import { clip } from '../fields.js';
-import { toConfig } from '../config.js';
+import { h } from '../lib/dom.js';
+import { clip } from '../lib/format.js';
+import { toConfig } from '../state/config.js';
 
 const KINDS = [
   { id: 'megatron', label: 'Megatron-LM', hint: 'A pretrain_gpt.py command line or a launch script with its flags.' },
@@ -92,15 +92,15 @@ export function mount(root, store, actions) {
       }
       envelope = { ok: true, result: { config: document, notes: [] } };
     } else if (kind === 'megatron') {
-      envelope = await actions.engine('importMegatron', { args: megatron.text.value, system: systemSelect.value });
+      envelope = await actions.engine('import_megatron', JSON.stringify({ args: megatron.text.value, system: systemSelect.value }));
     } else if (kind === 'hf') {
-      envelope = await actions.engine('importHf', hf.text.value);
+      envelope = await actions.engine('import_hf', hf.text.value);
       if (envelope.ok) {
         const current = toConfig(state.spec);
         envelope.result.config = { model: envelope.result.model, training: current.training, system: current.system };
       }
     } else {
-      envelope = await actions.engine('importSimumax', { model: simModel.text.value, strategy: simStrategy.text.value, system: simSystem.text.value });
+      envelope = await actions.engine('import_simumax', JSON.stringify({ model: simModel.text.value, strategy: simStrategy.text.value, system: simSystem.text.value }));
     }
     if (!envelope.ok) {
       const errors = (envelope.errors ?? []).map((e) => `${e.path || '(document)'}: ${e.message}`);

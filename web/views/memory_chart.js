@@ -1,10 +1,10 @@
 // Memory per GPU for each pipeline stage: stacked SVG bars of the core's
 // byte counts, the HBM capacity as a line, hover values, and the exact
 // numbers in a table underneath.
-import { h, s } from '../dom.js';
-import { formatBytes, formatGiB } from '../format.js';
+import { h, s } from '../lib/dom.js';
+import { formatBytes, formatGiB } from '../lib/format.js';
 import { attachTooltip } from './tooltip.js';
-import { chartWidth, niceTicks, onResize } from './axis.js';
+import { chartWidth, niceTicks, onResize } from '../lib/axis.js';
 
 export const MEMORY_SERIES = [
   { key: 'parameters_bytes', label: 'Parameters', css: 'parameters' },

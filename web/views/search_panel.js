@@ -1,9 +1,9 @@
 // The Search tab's form: what to search (the calculator's model and system,
 // GPU counts, batch, constraints), Run and Cancel, and the progress bar.
 // The inputs live in the store (searchInputs); the run goes through
-// actions.runSearch / actions.cancelSearch (runs.js).
-import { h } from '../dom.js';
-import { DEGREES, RECOMPUTE_MODES, searchDocument } from '../search_spec.js';
+// actions.runSearch / actions.cancelSearch (engine/runs.js).
+import { h } from '../lib/dom.js';
+import { RECOMPUTE_MODES, searchDegrees, searchDocument } from '../state/search_spec.js';
 
 function presetLabel(catalog, kind, spec) {
   const id = spec[kind].preset;
@@ -44,7 +44,8 @@ export function mount(root, store, actions) {
   const gpus = text('gpus', 'GPUs', 'a count, a list (512, 1024) or a range (64-512/64)', { inputmode: 'text' });
   const gbs = text('gbs', 'Global batch (sequences)');
   const seq = text('seq', 'Sequence length');
-  const degrees = DEGREES.map((d) => text(d.key, d.label, 'empty: every value the rules allow; a value fixes it; a list allows those', { inputmode: 'text' }));
+  const degreeHint = (d) => `${d.help ?? 'empty: every value the rules allow'}; a value fixes it, a list allows those`;
+  const degrees = searchDegrees().map((d) => ({ def: d.def, ...text(d.key, d.label, degreeHint(d), { inputmode: 'text' }) }));
   const maxTp = text('max_tp', 'Max TP', 'default: GPUs per node');
   const recompute = checks('recompute', 'Recompute modes', RECOMPUTE_MODES);
   const zero = checks('zero', 'ZeRO stages', [0, 1, 2, 3].map((z) => ({ id: z, label: String(z) })));
@@ -73,10 +74,24 @@ export function mount(root, store, actions) {
         h('div', { class: 'field field-bool' }, h('label', { class: 'check', for: 'search-uneven' }, uneven, h('span', { text: 'Try uneven first/last stages' }))))),
     grid(headroom.field, topK.field, h('div', { class: 'field' }, h('label', { for: 'search-objective', text: 'Rank by' }), objective)),
     h('div', { class: 'search-actions' }, run, cancel, progress), status);
-  form.addEventListener('submit', (event) => {
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const state = store.get();
-    const { document, problems } = searchDocument(state.spec, state.searchInputs, state.searchSystem?.patch);
+    let system = null;
+    if (state.searchSystem) {
+      let envelope;
+      try {
+        envelope = await actions.scaleSystem(state.spec, state.searchSystem);
+      } catch (error) {
+        envelope = { ok: false, errors: [{ path: '/system', message: `the engine failed: ${error.message}` }] };
+      }
+      if (!envelope.ok) {
+        store.set({ search: { status: 'invalid', envelope, document: null } });
+        return;
+      }
+      system = envelope.result.system;
+    }
+    const { document, problems } = searchDocument(state.spec, state.searchInputs, system);
     showProblems(problems);
     if (document) actions.runSearch(document);
   });
@@ -92,7 +107,7 @@ export function mount(root, store, actions) {
 
   const renderInputs = (state) => {
     const values = state.searchInputs;
-    for (const { input, key } of textInputs) if (document.activeElement !== input) input.value = values[key];
+    for (const { input, key } of textInputs) if (document.activeElement !== input) input.value = values[key] ?? '';
     for (const box of recompute.boxes) box.checked = values.recompute.includes(box.value);
     for (const box of zero.boxes) box.checked = values.zero.includes(Number(box.value));
     sp.value = values.sp;
@@ -106,7 +121,7 @@ export function mount(root, store, actions) {
     gpus.input.placeholder = String(spec.system.over.num_gpus ?? '');
     gbs.input.placeholder = String(spec.training.global_batch_size ?? '');
     seq.input.placeholder = String(spec.training.seq_len ?? '');
-    degrees.forEach((d) => { d.input.placeholder = 'any'; });
+    degrees.forEach((d) => { d.input.placeholder = Array.isArray(d.def) ? d.def.join(', ') : 'any'; });
     maxTp.input.placeholder = 'per node';
     headroom.input.placeholder = '0';
     topK.input.placeholder = '10';

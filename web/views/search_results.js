@@ -2,9 +2,8 @@
 // rejected) and the ranked table of the top plans. Clicking a row loads
 // that plan into the calculator (actions.loadConfig); "Pin" keeps it for
 // Compare.
-import { h } from '../dom.js';
-import { clip } from '../fields.js';
-import { formatBytes, formatPercent, formatSeconds, formatTokensPerS } from '../format.js';
+import { h } from '../lib/dom.js';
+import { clip, formatBytes, formatPercent, formatSeconds, formatTokensPerS } from '../lib/format.js';
 
 // A plan's choices, for the table and for labels elsewhere.
 export function planLabel(training) {

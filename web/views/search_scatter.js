@@ -3,10 +3,10 @@
 // joined and highlighted, the top K ringed, the memory budget as a line.
 // Hover (or focus and arrow keys) shows a plan's values; clicking a Pareto
 // or top plan opens it in the calculator.
-import { h, s } from '../dom.js';
-import { formatBytes, formatGiB, formatSeconds, formatTick, formatTokensPerS } from '../format.js';
+import { h, s } from '../lib/dom.js';
+import { formatBytes, formatGiB, formatSeconds, formatTick, formatTokensPerS } from '../lib/format.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
-import { chartWidth, niceTicks, onResize } from './axis.js';
+import { chartWidth, niceTicks, onResize } from '../lib/axis.js';
 import { planLabel, recomputeLabel } from './search_results.js';
 
 const GiB = 1024 ** 3;

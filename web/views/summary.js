@@ -1,6 +1,6 @@
 // The verdict (fits / out of memory / invalid) and the headline numbers.
-import { h } from '../dom.js';
-import { formatBytes, formatCount, formatPercent, formatSeconds, formatTokensPerS } from '../format.js';
+import { h } from '../lib/dom.js';
+import { formatBytes, formatCount, formatPercent, formatSeconds, formatTokensPerS } from '../lib/format.js';
 
 export function mount(root, store) {
   const verdict = h('p', { class: 'verdict', id: 'verdict', dataset: { verdict: 'loading' }, text: 'Loading the engine…' });

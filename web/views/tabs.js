@@ -1,6 +1,6 @@
 // The tab bar: Calculator, Search, What-if, Compare. The open tab is part
 // of the URL (view=…); each tab's panel is shown only while it is open.
-import { h } from '../dom.js';
+import { h } from '../lib/dom.js';
 
 export const TABS = [
   { view: 'calc', label: 'Calculator', panel: 'view-calc' },

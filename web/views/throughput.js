@@ -1,9 +1,9 @@
 // Throughput cards from result.throughput, and the cost of training N
 // tokens (the core's per-1e12-token figures scaled to N). Hidden while the
 // core reports no throughput.
-import { h } from '../dom.js';
-import { formatCount, formatPercent, formatSeconds, formatTflops, formatTokens, formatTokensPerS, parseCount, perTokens } from '../format.js';
-import { cloneSpec } from '../config.js';
+import { h } from '../lib/dom.js';
+import { formatCount, formatPercent, formatSeconds, formatTflops, formatTokens, formatTokensPerS, parseCount, perTokens } from '../lib/format.js';
+import { cloneSpec } from '../state/config.js';
 
 export function mount(root, store, actions) {
   const cards = h('div', { class: 'cards', id: 'throughput-cards' });

@@ -1,9 +1,9 @@
 // Step-time breakdown: one stacked bar of the core's per-part seconds, and
 // the parts listed with their values. Hidden while the core reports no time.
-import { h, s } from '../dom.js';
-import { formatSeconds } from '../format.js';
+import { h, s } from '../lib/dom.js';
+import { formatSeconds } from '../lib/format.js';
 import { attachTooltip } from './tooltip.js';
-import { chartWidth, onResize } from './axis.js';
+import { chartWidth, onResize } from '../lib/axis.js';
 
 export const TIME_PARTS = [
   { key: 'forward_s', label: 'Forward', css: 'forward' },

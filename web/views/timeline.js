@@ -1,9 +1,9 @@
 // The pipeline timeline: one row per stage, a bar per forward, backward,
 // recompute or communication event (result.timeline). Hidden when absent.
-import { h, s } from '../dom.js';
-import { formatSeconds, formatTick } from '../format.js';
+import { h, s } from '../lib/dom.js';
+import { formatSeconds, formatTick } from '../lib/format.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
-import { chartWidth, niceTicks, onResize } from './axis.js';
+import { chartWidth, niceTicks, onResize } from '../lib/axis.js';
 
 // Event kinds the core reports; anything else is drawn as 'other'.
 const KINDS = {

@@ -1,8 +1,8 @@
 // Header actions: copy the link, export and import the config document,
 // open the Import and Export dialogs, pin the config for Compare.
-import { h } from '../dom.js';
-import { fromConfig, toConfig } from '../config.js';
-import { saveText } from '../download.js';
+import { h } from '../lib/dom.js';
+import { fromConfig, toConfig } from '../state/config.js';
+import { saveText } from '../lib/download.js';
 
 export function mount(root, store, actions) {
   const status = h('span', { class: 'toolbar-status', role: 'status' });

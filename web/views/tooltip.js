@@ -1,6 +1,6 @@
 // One floating tooltip for the charts: lines of text near the pointer (or
 // the focused element). Text only, via textContent.
-import { h } from '../dom.js';
+import { h } from '../lib/dom.js';
 
 let tip = null;
 

@@ -1,13 +1,12 @@
 // The What-if tab: for the calculator's current plan, the step time change
 // when each system figure is scaled by 0.5x..4x (chart and table), the most
 // sensitive figure highlighted, and a shortcut that re-runs the Search with
-// one figure scaled. The run itself is actions.runWhatif (runs.js).
-import { h, s } from '../dom.js';
-import { clip } from '../fields.js';
-import { formatPercent, formatSeconds } from '../format.js';
-import { figureLabel } from '../system_scale.js';
+// one figure scaled. The run itself is actions.runWhatif (engine/runs.js).
+import { h, s } from '../lib/dom.js';
+import { clip, formatPercent, formatSeconds } from '../lib/format.js';
+import { figureLabel } from '../state/fields.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
-import { chartWidth, onResize } from './axis.js';
+import { chartWidth, onResize } from '../lib/axis.js';
 
 const HEIGHT = 300;
 const M = { top: 14, right: 16, bottom: 40, left: 70 };

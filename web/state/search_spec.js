@@ -2,7 +2,10 @@
 // trainsim.h search_json and README "Search and what-if"). Model, system,
 // sequence length, precision and the shared training settings come from the
 // calculator's spec; empty inputs fall back to the calculator's values.
+// Which degrees the search chooses, and so which training keys it sets
+// itself, come from the core's schema (search, search_constraints).
 import { toConfig } from './config.js';
+import { schema } from './fields.js';
 
 export const RECOMPUTE_MODES = [
   { id: 'none', label: 'none', mode: { granularity: 'none' } },
@@ -11,10 +14,19 @@ export const RECOMPUTE_MODES = [
   { id: 'full', label: 'full, every layer', mode: { granularity: 'full', method: 'block', num_layers: 'all' } },
 ];
 
-export const DEGREES = [
-  { key: 'tp', label: 'TP' }, { key: 'pp', label: 'PP' }, { key: 'vpp', label: 'VPP' }, { key: 'cp', label: 'CP' },
-  { key: 'ep', label: 'EP' }, { key: 'etp', label: 'ETP' }, { key: 'micro_batch_size', label: 'Micro-batch' },
-];
+// Constraints with inputs of their own in the Search form (not a free list
+// of degrees).
+const OWN_INPUTS = new Set(['max_tp', 'zero_stage', 'recompute', 'sequence_parallel', 'uneven_stages']);
+
+// The degrees the search chooses and a list of values constrains
+// ([{key, label, help, def}], schema order): tp, pp, vpp, cp, ep, etp, dp,
+// micro_batch_size... def: the core's values when the input is empty.
+export function searchDegrees() {
+  const intChoices = (f) => f.type === 'int' || (f.type === 'array' && f.items === 'int');
+  return (schema()?.search_constraints ?? [])
+    .filter((f) => !f.key.includes('.') && !OWN_INPUTS.has(f.key) && intChoices(f))
+    .map((f) => ({ key: f.key, label: f.label ?? f.key, help: f.help, def: f.default }));
+}
 
 export function defaultSearchInputs() {
   return {
@@ -25,10 +37,20 @@ export function defaultSearchInputs() {
   };
 }
 
-// Keys of the calculator's training section the search chooses itself (or
-// takes from its own inputs); the rest are shared by every plan.
-const CHOSEN = new Set(['seq_len', 'micro_batch_size', 'global_batch_size', 'num_micro_batches', 'dtype', 'tp', 'pp', 'dp',
-  'cp', 'ep', 'etp', 'vpp', 'sequence_parallel', 'recompute', 'zero_stage', 'num_layers_in_first_stage', 'num_layers_in_last_stage']);
+// Keys of the calculator's training section the search sets itself: those a
+// search document names at its top level (seq_len, dtype,
+// global_batch_size) or in its constraints (tp, recompute, ...), and those
+// the core derives from them (core/src/io/search_json.cpp,
+// searched_training_keys); the rest are shared by every plan.
+const DERIVED = {
+  global_batch_size: ['num_micro_batches'],
+  uneven_stages: ['num_layers_in_first_stage', 'num_layers_in_last_stage'],
+};
+
+function chosenTrainingKeys() {
+  const named = [...(schema()?.search ?? []), ...(schema()?.search_constraints ?? [])].map((f) => f.key.split('.')[0]);
+  return new Set(named.flatMap((key) => [key, ...(DERIVED[key] ?? [])]));
+}
 
 const LIST = /^\s*\d+(\s*,\s*\d+)*\s*$/;
 const RANGE = /^\s*(\d+)\s*-\s*(\d+)\s*(?:\/\s*(\d+))?\s*$/;
@@ -59,18 +81,16 @@ function positiveInt(text, fallback) {
   return /^\d+$/.test(trimmed) && Number(trimmed) >= 1 ? Number(trimmed) : null;
 }
 
-function mergeDeep(target, patch) {
-  const out = { ...target };
-  for (const [key, value] of Object.entries(patch)) {
-    out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object'
-      ? mergeDeep(out[key], value) : value;
-  }
-  return out;
+// The GPU count is the search's own (num_gpus at the top level).
+function withoutGpuCount(system) {
+  const { num_gpus: _count, ...rest } = system;
+  return rest;
 }
 
 // Returns {document, problems: {input: message}}; document is null when a
-// problem stops the search.
-export function searchDocument(spec, inputs, systemPatch = null) {
+// problem stops the search. system: a system section to search on instead
+// of the calculator's (What-if's scaled system).
+export function searchDocument(spec, inputs, scaledSystem = null) {
   const problems = {};
   const config = toConfig(spec);
   const { num_gpus: specGpus, ...system } = config.system;
@@ -81,8 +101,8 @@ export function searchDocument(spec, inputs, systemPatch = null) {
   const gbs = positiveInt(inputs.gbs, config.training.global_batch_size);
   if (!gbs) problems.gbs = 'a positive integer (sequences)';
   const constraints = {};
-  for (const { key } of DEGREES) {
-    const value = parseChoices(inputs[key]);
+  for (const { key } of searchDegrees()) {
+    const value = parseChoices(inputs[key] ?? '');
     if (value === null) problems[key] = 'a value or a list such as 1, 2, 4';
     else if (value !== undefined) constraints[key] = value;
   }
@@ -103,10 +123,11 @@ export function searchDocument(spec, inputs, systemPatch = null) {
   if (Object.keys(problems).length) return { document: null, problems };
 
   const training = {};
-  for (const [key, value] of Object.entries(config.training)) if (!CHOSEN.has(key)) training[key] = value;
+  const chosen = chosenTrainingKeys();
+  for (const [key, value] of Object.entries(config.training)) if (!chosen.has(key)) training[key] = value;
   const document = {
     model: config.model,
-    system: systemPatch ? mergeDeep(system, systemPatch) : system,
+    system: scaledSystem ? withoutGpuCount(scaledSystem) : system,
     num_gpus: gpus,
     global_batch_size: gbs,
     seq_len: seq,

@@ -1,8 +1,8 @@
 // The engine runs behind the Search, What-if and Compare tabs; their answers
 // go to the store. What-if and the pinned configs are computed only while
 // their tab is open (and again when the plan or the pins change).
-import { toConfig } from './config.js';
-import { encode } from './url.js';
+import { toConfig } from '../state/config.js';
+import { encode } from '../state/url.js';
 
 export function startRuns(engine, store) {
   let started = 0;

@@ -27,8 +27,17 @@ export function splitPages(from, total, workers) {
   return pages;
 }
 
-// calls(): the workers' call(op, arg) functions, the first one the main
-// engine worker. stopHelpers(): ends the other workers' current work (an
+// One page of a search: {ok, end, candidates, text: the page's envelope,
+// for the merge}, or the error envelope.
+async function searchPage(call, document, offset, limit) {
+  const text = await call('search', JSON.stringify({ ...document, page: { offset, limit } }));
+  const envelope = JSON.parse(text);
+  if (!envelope.ok) return envelope;
+  return { ok: true, end: envelope.result.page.end, candidates: envelope.result.page.candidates, text };
+}
+
+// calls(): the workers' call(op, input) functions (-> envelope text), the
+// first one the main engine worker. stopHelpers(): ends the other workers' current work (an
 // explicit cancel; they are started again on the next search).
 export function pagedSearch(calls, stopHelpers = () => {}) {
   let current = null;
@@ -48,7 +57,7 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     const job = { cancelled: false, stop: null };
     const stopped = new Promise((resolve) => { job.stop = () => resolve({ cancelled: true }); });
     current = job;
-    const work = run(job, JSON.stringify(document), onProgress);
+    const work = run(job, document, onProgress);
     work.catch(() => {});  // after a cancel, a stopped worker's error is nobody's
     try {
       return await Promise.race([work, stopped]);
@@ -57,9 +66,9 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     }
   }
 
-  async function run(job, text, onProgress) {
+  async function run(job, document, onProgress) {
     const workers = calls();
-    const first = await workers[0]('searchPage', { text, offset: 0, limit: FIRST_PAGE });
+    const first = await searchPage(workers[0], document, 0, FIRST_PAGE);
     if (!first.ok || job.cancelled) return first;
     const total = first.candidates;
     const pages = [{ offset: 0, end: first.end, text: first.text }];
@@ -70,7 +79,7 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     await Promise.all(workers.map(async (call) => {
       while (queue.length && !job.cancelled && !failed) {
         const { offset, limit } = queue.shift();
-        const page = await call('searchPage', { text, offset, limit });
+        const page = await searchPage(call, document, offset, limit);
         if (!page.ok) { failed = page; return; }
         pages.push({ offset, end: page.end, text: page.text });
         done += page.end - offset;
@@ -84,7 +93,7 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     if (gap || pages[pages.length - 1].end !== total) {
       return { ok: false, errors: [{ path: '/page', message: 'the search pages do not cover every candidate' }] };
     }
-    return workers[0]('searchMerge', pages.map((page) => page.text));
+    return JSON.parse(await workers[0]('search_merge', `{"pages":[${pages.map((page) => page.text).join(',')}]}`));
   }
 
   return { start, cancel, running: () => current !== null };

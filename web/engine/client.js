@@ -1,15 +1,18 @@
 // The page's handle on the core. The WASM module runs in a Worker
-// (engine_worker.js); if module workers are unavailable it runs in the page.
+// (worker.js); if module workers are unavailable it runs in the page.
+// Every call is Module.call(op, input) with the core's op names and text
+// inputs (ops.js); answers are envelopes, parsed here.
 // estimate() and whatif() keep at most one request in flight and one
 // pending: a newer request replaces the pending one, and a result that a
 // newer request has overtaken resolves as {superseded: true} (the newest
-// request wins). search is paged (engine_search.js); run() is for one-off
-// calls (imports, exports, pinned configs).
-import { runOp } from './engine_ops.js';
-import { pagedSearch } from './engine_search.js';
+// request wins). search is paged (search_pages.js); run(op, input) is for
+// one-off calls (imports, exports, pinned configs, scale_system).
+import { runOp } from './ops.js';
+import { loadCatalog } from './catalog.js';
+import { pagedSearch } from './search_pages.js';
 
 function workerBackend() {
-  const worker = new Worker(new URL('./engine_worker.js', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   const waiting = new Map();
   let nextId = 1;
   let broken = null;
@@ -26,11 +29,11 @@ function workerBackend() {
     else entry.reject(new Error(data.error));
   });
   worker.addEventListener('error', (event) => fail(event.message || 'the engine worker failed to load'));
-  const call = (op, arg) => new Promise((resolve, reject) => {
+  const call = (op, input) => new Promise((resolve, reject) => {
     if (broken) { reject(new Error(broken)); return; }
     const id = nextId++;
     waiting.set(id, { resolve, reject });
-    worker.postMessage({ id, op, arg });
+    worker.postMessage({ id, op, input });
   });
   call.terminate = () => {
     worker.terminate();
@@ -40,8 +43,8 @@ function workerBackend() {
 }
 
 function inPageBackend() {
-  const module = import('./trainsim_web.mjs').then((m) => m.default());
-  return async (op, arg) => runOp(await module, op, arg);
+  const module = import('../trainsim_web.mjs').then((m) => m.default());
+  return async (op, input) => runOp(await module, op, input);
 }
 
 // Extra workers for the search (started on first use): one per spare core,
@@ -77,10 +80,10 @@ export function createEngine() {
             helperWorkers.push(helper);
             // A helper that fails hands its work back to the main worker
             // (unless it was stopped: then the search is over).
-            const guarded = (op, arg) => helper(op, arg).catch((error) => {
+            const guarded = (op, input) => helper(op, input).catch((error) => {
               if (!helperWorkers.includes(helper)) throw error;
               helpers = helpers.filter((h) => h !== guarded);
-              return call(op, arg);
+              return call(op, input);
             });
             helpers.push(guarded);
           }
@@ -89,24 +92,28 @@ export function createEngine() {
         }
       }
     }
-    return [(op, arg) => call(op, arg), ...helpers];
+    return [(op, input) => call(op, input), ...helpers];
   };
   // The first call decides: if the worker cannot start, switch to the page.
-  const first = (op, arg) => call(op, arg).catch((error) => {
+  const first = (op, input) => call(op, input).catch((error) => {
     call = inPageBackend();
     workers = false;
     console.warn(`trainsim: running the engine in the page (${error.message})`);
-    return call(op, arg);
+    return call(op, input);
   });
+  const parsed = async (op, input) => JSON.parse(await call(op, input));
   return {
-    catalog: () => first('catalog'),
-    estimate: newestWins((text) => call('estimate', text)),
-    whatif: newestWins((text) => call('whatif', text)),
+    catalog: async () => {
+      const version = await first('version');
+      return loadCatalog(parsed, version);
+    },
+    estimate: newestWins((text) => parsed('estimate', text)),
+    whatif: newestWins((text) => parsed('whatif', text)),
     search: pagedSearch(searchCalls, stopHelpers),
     // Starts the search workers ahead of a search (the Search tab is open).
     warmSearch: () => Promise.all(searchCalls().map((c) => c('ready').catch(() => false))),
     // One-off calls (imports, exports, pinned configs): every answer counts.
-    run: (op, arg) => call(op, arg),
+    run: parsed,
   };
 }
 

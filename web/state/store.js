@@ -22,9 +22,9 @@ export function createStore(initial) {
 }
 
 // The page's store, shared by main.js and the views (and reachable from the
-// browser tests through `import('./store.js')`).
+// browser tests through `import('./state/store.js')`).
 export const store = createStore({
-  catalog: null,      // {version, models: [{id, label, doc}], systems: [...]}
+  catalog: null,      // {version, models: [{id, label, doc}], systems: [...], schema} (engine/catalog.js)
   spec: null,         // see config.js
   result: null,       // result object of the last ok envelope
   errors: [],         // [{path, message}] of the last error envelope
@@ -35,7 +35,7 @@ export const store = createStore({
   pins: [],           // pinned specs for Compare (in the URL), at most 4
   pinResults: [],     // their estimate envelopes (null while computing), in pin order
   searchInputs: defaultSearchInputs(),  // the Search tab's form (search_spec.js)
-  search: { status: 'idle' },  // {status, done, total, document, envelope, elapsedMs} (runs.js)
-  searchSystem: null, // {label, patch}: a scaled system for the next search (from What-if)
+  search: { status: 'idle' },  // {status, done, total, document, envelope, elapsedMs} (engine/runs.js)
+  searchSystem: null, // {label, figure, factor}: scale the system for the next searches (from What-if)
   whatif: { status: 'idle' },  // {status, result, errors, spec}
 });

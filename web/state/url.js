@@ -7,9 +7,9 @@
 //                                fields as key:value pairs joined by ';'
 //                                (c1=m:llama3-8b;s:h100-sxm-80gb;n:8;tp:2…)
 // decode() never throws: it keeps every field it can read and names the rest.
-import { CUSTOM_MODEL, FIELDS, clip, formatText, parseText } from './fields.js';
+import { CUSTOM_MODEL, FIELDS, fieldByUrl, formatText, parseText } from './fields.js';
 import { baseSpec, defaultSpec, presetValue, DEFAULT_TOKENS } from './config.js';
-import { compactCount, parseCount } from './format.js';
+import { clip, compactCount, parseCount } from '../lib/format.js';
 
 export const HASH_VERSION = 1;
 const MAX_HASH_CHARS = 8000;
@@ -17,9 +17,6 @@ const MAX_PARTS = 200;
 export const MAX_PINS = 4;
 export const VIEWS = ['calc', 'search', 'whatif', 'compare'];
 const PIN_KEY = /^c([1-9])$/;
-
-const BY_URL = new Map();
-for (const fields of Object.values(FIELDS)) for (const field of fields) BY_URL.set(field.url, field);
 
 // Characters that need no escaping in a hash value (keeps links readable).
 function encodeValue(text) {
@@ -50,7 +47,7 @@ function specPairs(spec, catalog) {
   for (const field of FIELDS.training) {
     const value = spec.training[field.key];
     if (value === undefined) continue;
-    if (!required.has(field.key) && field.def !== undefined && value === field.def) continue;
+    if (!required.has(field.key) && !field.explicit && field.def !== undefined && value === field.def) continue;
     add(field, value);
   }
   for (const kind of ['model', 'system']) {
@@ -182,7 +179,7 @@ function apply(spec, key, value, catalog) {
     spec.tokens = tokens;
     return '';
   }
-  const field = BY_URL.get(key);
+  const field = fieldByUrl(key);
   if (!field) return 'unknown field';
   const parsed = parseText(field, value);
   if (!parsed.ok) return parsed.message;

@@ -97,3 +97,9 @@ export function perTokens(perTrillion, tokens) {
 export function formatTokensPerS(value) {
   return formatCount(value, 'tok/s');
 }
+
+// Shortens text for messages and labels.
+export function clip(text, max = 40) {
+  const s = String(text);
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
