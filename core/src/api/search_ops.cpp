@@ -2,6 +2,9 @@
 // merge of its pages), the what-if table and one scaled system.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <thread>
+
 #include "api/envelope.h"
 #include "api/ops.h"
 #include "report/search_merge.h"
@@ -13,16 +16,36 @@
 #include "schema/json_reader.h"
 #include "schema/search_request.h"
 #include "schema/whatif_request.h"
+#include "search/space.h"
 #include "whatif/sensitivity.h"
 #include "whatif/system_scaling.h"
 
 namespace trainsim::api {
 
+namespace {
+
+// Natively the search runs a thread per core (at most 8); the WASM build is
+// single-threaded (the page runs several workers instead).
+int search_threads() {
+#ifdef __EMSCRIPTEN__
+  return 1;
+#else
+  const unsigned cores = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(cores, 1u, 8u));
+#endif
+}
+
+}  // namespace
+
 ApiResult search(std::string_view search_text) {
   schema::SearchRequest request;
   Issues issues;
   if (!schema::read_search_request(search_text, request, issues)) return error_envelope(issues);
-  const SearchOutcome outcome = run_search(request.spec, request.page, request.include_points);
+  // Counted in closed form before anything is enumerated (search/space.h).
+  if (const auto issue = SearchSpace(request.spec).limit_issue()) return error_envelope({*issue});
+  SearchOptions options;
+  options.threads = search_threads();
+  const SearchOutcome outcome = run_search(request.spec, request.page, options);
   return ok_envelope(report::search_result_json(request, outcome));
 }
 
