@@ -69,6 +69,7 @@ struct Brute {
 };
 
 Json search_with(const schema::SearchRequest& request, SearchOptions options) {
+  options.points = request.include_points;
   const SearchOutcome outcome = run_search(request.spec, {}, options);
   return report::search_result_json(request, outcome);
 }

@@ -45,6 +45,7 @@ ApiResult search(std::string_view search_text) {
   if (const auto issue = SearchSpace(request.spec).limit_issue()) return error_envelope({*issue});
   SearchOptions options;
   options.threads = search_threads();
+  options.points = request.include_points;
   const SearchOutcome outcome = run_search(request.spec, request.page, options);
   return ok_envelope(report::search_result_json(request, outcome));
 }

@@ -30,13 +30,14 @@ bool same_layout(const Candidate& a, const Candidate& b) {
 }  // namespace
 
 ClassWorker::ClassWorker(const SearchSpec& spec, const SearchSpace& space,
-                         const SearchFloors& floors, double memory_budget_bytes, bool use_floors)
+                         const SearchFloors& floors, double memory_budget_bytes, bool use_floors,
+                         bool points)
     : spec_(spec),
       space_(space),
       floors_(floors),
       budget_bytes_(memory_budget_bytes),
       use_floors_(use_floors),
-      point_threshold_(points_threshold(space.combinations())),
+      point_threshold_(points ? points_threshold(space.combinations()) : 0),
       checker_(spec),
       evaluator_(spec, memory_budget_bytes),
       bound_(spec.model),

@@ -20,7 +20,7 @@ class ClassWorker {
  public:
   // floors must have measured the classes this worker is given; it is only read.
   ClassWorker(const SearchSpec& spec, const SearchSpace& space, const SearchFloors& floors,
-              double memory_budget_bytes, bool use_floors);
+              double memory_budget_bytes, bool use_floors, bool points);
 
   ClassResult process(const LayoutClass& layout, const Incumbents& known);
 

@@ -132,7 +132,7 @@ SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page,
   std::vector<std::unique_ptr<ClassWorker>> workers;
   for (int t = 0; t < threads; ++t) {
     workers.push_back(std::make_unique<ClassWorker>(spec, space, floors, out.memory_budget_bytes,
-                                                    options.floors));
+                                                    options.floors, options.points));
   }
   Collector collector(spec, page.bound);
   Pool pool(threads);

@@ -78,6 +78,8 @@ struct SearchOptions {
   /// validated and every valid one screened: the same results, exact counts
   /// of what fits (the brute-force test compares both with estimate()).
   bool floors = true;
+  /// Keep the points sample (include_points): timing its plans costs time.
+  bool points = false;
 };
 
 struct ClassOrder {
