@@ -19,6 +19,7 @@ import * as memoryChart from './views/memory_chart.js';
 import * as timeBreakdown from './views/time_breakdown.js';
 import * as throughput from './views/throughput.js';
 import * as timeline from './views/timeline.js';
+import * as stale from './views/stale.js';
 import * as searchPanel from './views/search_panel.js';
 import * as searchResults from './views/search_results.js';
 import * as searchScatter from './views/search_scatter.js';
@@ -176,6 +177,7 @@ export async function start(startedEngine) {
   timeBreakdown.mount(document.getElementById('time'), store);
   throughput.mount(document.getElementById('throughput'), store, actions);
   timeline.mount(document.getElementById('timeline'), store);
+  stale.mount(store, ['memory', 'time', 'throughput', 'timeline'].map((id) => document.getElementById(id)));
   imports = importDialog.mount(dialogs, store, actions);
   exports = exportDialog.mount(dialogs, store, actions);
 

@@ -15,10 +15,10 @@ const CHROMIUM_FLAGS = [
 ];
 
 export function parseArgs(argv) {
-  const args = { url: '', cli: '', module: '', artifacts: 'build/browser-artifacts' };
+  const args = { url: '', cli: '', module: '', artifacts: 'build/browser-artifacts', site: '' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
-    if (!(key in args) || argv[i + 1] === undefined) throw new Error(`usage: run.mjs --url URL --cli TRAINSIM --module MODULE.mjs [--artifacts DIR] (bad ${argv[i]})`);
+    if (!(key in args) || argv[i + 1] === undefined) throw new Error(`usage: run.mjs --url URL --cli TRAINSIM --module MODULE.mjs [--artifacts DIR] [--site DIR] (bad ${argv[i]})`);
     args[key] = argv[i + 1];
   }
   if (!args.url || !args.cli || !args.module) throw new Error('usage: run.mjs --url URL --cli TRAINSIM --module MODULE.mjs [--artifacts DIR]');

@@ -108,9 +108,11 @@ export function pageTests({ url, cli, artifacts }) {
         assert.ok(close(tokens, expected.throughput.tokens_per_s), 'tokens/s');
       }
       // The page sends the core the same document (modulo key order).
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+      await page.click('#open-export');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-config-json')]);
       const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
       assert.deepEqual(runCli(cli, exported).result.memory, expected.memory);
+      await page.click('#export-close');
       noProblems(problems);
       await context.close();
     });
@@ -190,23 +192,33 @@ export function pageTests({ url, cli, artifacts }) {
       await context.close();
     });
 
-    it('exports and imports the config as JSON', async () => {
+    it('exports and imports the config as JSON (one Import and one Export button)', async () => {
       const { page, context, problems } = await openPage(browser, url);
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+      const buttons = await page.$$eval('#toolbar button', (bs) => bs.map((b) => b.textContent));
+      assert.deepEqual(buttons, ['Copy link', 'Pin', 'Import…', 'Export…']);
+      await page.click('#open-export');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-config-json')]);
       const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+      await page.click('#export-close');
       assert.equal(exported.training.tp, 8);
       assert.equal(exported.system.num_gpus, 64);
       exported.training.tp = 2;
       exported.training.pp = 1;
       exported.unknown_key = true;
       exported.model.not_a_field = 1;
-      await act(page, () => page.setInputFiles('#import-file', { name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) }));
+      // Uploading a trainsim config file imports it at once.
+      await page.click('#open-import');
+      await page.click('#import-kind-json');
+      await act(page, () => page.setInputFiles('#import-json-text-file', { name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) }));
       assert.equal(await page.inputValue('#f-training-tp'), '2');
       assert.match(await page.evaluate(() => location.hash), /&tp=2(&|$)/);
+      await page.click('#import-close');
       const items = await page.$$eval('#banner li', (lis) => lis.map((li) => li.textContent));
       assert.ok(items.includes('/unknown_key') && items.includes('/model/not_a_field'), JSON.stringify(items));
-      await page.setInputFiles('#import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
-      await page.waitForSelector('#banner .banner-title:text("not JSON")');
+      await page.click('#open-import');
+      await page.click('#import-kind-json');
+      await page.setInputFiles('#import-json-text-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+      await page.waitForSelector('#import-outcome .outcome-title:text("It is not JSON.")');
       noProblems(problems);
       await context.close();
     });

@@ -3,9 +3,10 @@
 // must already be served:
 //   node run.mjs --url http://127.0.0.1:PORT/ --cli build/native/core/trainsim
 //                --module build/wasm/site/trainsim_wasm.mjs
-//                [--artifacts build/browser-artifacts] [--only NAME[,NAME]]
-// (the module tests load the catalog and the schema from MODULE, as the page does)
-// (NAME: modules, page, hardening, search, interop).
+//                [--artifacts build/browser-artifacts] [--site build/wasm/site] [--only NAME[,NAME]]
+// (the module tests load the catalog and the schema from MODULE, as the page does;
+// --site is the served folder, for the tests of web/serve.sh)
+// (NAME: modules, page, hardening, search, interop, first, serve).
 // tests/scripts/run_web_tests.sh builds, serves and runs all of this.
 import { parseArgs } from './harness.mjs';
 import { hashHardeningTests } from './hash_hardening.test.mjs';
@@ -13,6 +14,8 @@ import { moduleTests } from './page_modules.test.mjs';
 import { pageTests } from './page.test.mjs';
 import { searchTests } from './search.test.mjs';
 import { compareInteropTests } from './compare_interop.test.mjs';
+import { firstContactTests } from './first_contact.test.mjs';
+import { serveTests } from './serve.test.mjs';
 
 const argv = process.argv.slice(2);
 const onlyAt = argv.indexOf('--only');
@@ -25,3 +28,5 @@ if (wanted('page')) pageTests(args);
 if (wanted('hardening')) hashHardeningTests(args);
 if (wanted('search')) searchTests(args);
 if (wanted('interop')) compareInteropTests(args);
+if (wanted('first')) firstContactTests(args);
+if (wanted('serve')) serveTests(args);

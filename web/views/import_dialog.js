@@ -12,7 +12,7 @@ const KINDS = [
   { id: 'megatron', label: 'Megatron-LM', hint: 'A pretrain_gpt.py command line or a launch script with its flags.' },
   { id: 'hf', label: 'Hugging Face', hint: 'A model’s config.json; it replaces the model, the training plan and system stay.' },
   { id: 'simumax', label: 'SimuMax', hint: 'SimuMax model, strategy and (optional) system JSON files.' },
-  { id: 'json', label: 'trainsim JSON', hint: 'A trainsim config document (as Export JSON writes).' },
+  { id: 'json', label: 'trainsim JSON', hint: 'A trainsim config document (as Export writes it): upload the file or paste it.' },
 ];
 
 export function mount(root, store, actions) {
@@ -21,8 +21,10 @@ export function mount(root, store, actions) {
     const file = h('input', { type: 'file', id: `${id}-file`, 'aria-label': `${label}: upload a file` });
     file.addEventListener('change', async () => {
       const chosen = file.files?.[0];
-      if (chosen) text.value = await chosen.text();
       file.value = '';
+      if (!chosen) return;
+      text.value = await chosen.text();
+      if (kind === 'json') form.requestSubmit();  // a trainsim config file imports at once
     });
     return { text, file, box: h('div', { class: 'import-area' }, h('div', { class: 'import-label' }, h('span', { text: label }), file), text) };
   };

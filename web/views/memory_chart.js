@@ -37,7 +37,6 @@ export function mount(root, store) {
     if (!state.result) return;
     draw(chart, state.result.memory);
     tableBox.replaceChildren(table(state.result.memory));
-    root.classList.toggle('stale', state.errors.length > 0 || Object.keys(state.localErrors).length > 0);
   };
   onResize(chart, render);
   store.subscribe((state, previous) => {

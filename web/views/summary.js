@@ -8,7 +8,8 @@ export function mount(root, store) {
   const reasons = h('ul', { class: 'reasons', id: 'reasons' });
   const notes = h('ul', { class: 'notes', id: 'notes' });
   const problems = h('ul', { class: 'problems', id: 'problems' });
-  root.replaceChildren(verdict, problems, facts, reasons, notes);
+  const staleNote = h('p', { class: 'stale-badge', id: 'facts-stale', hidden: true, text: 'Last valid result (the numbers below are not for the current configuration):' });
+  root.replaceChildren(verdict, problems, staleNote, facts, reasons, notes);
 
   const fact = (id, label, value, detail) => h('div', {},
     h('dt', { text: label }),
@@ -31,8 +32,10 @@ export function mount(root, store) {
         ? `Fits: ${formatBytes(m.peak_bytes)} peak of ${formatBytes(m.capacity_bytes)} per GPU`
         : `Out of memory: ${formatBytes(m.peak_bytes)} peak, ${formatBytes(m.capacity_bytes)} per GPU`);
     }
-    root.classList.toggle('stale', errorCount > 0);
     problems.replaceChildren(...listProblems(state));
+    // The numbers below belong to the last valid configuration: dimmed and labelled.
+    staleNote.hidden = errorCount === 0 || !result;
+    facts.classList.toggle('stale', errorCount > 0);
     if (!result) return;
     const m = result.memory;
     const rows = [
@@ -48,7 +51,7 @@ export function mount(root, store) {
       rows.push(fact('fact-mfu', 'MFU', formatPercent(result.throughput.mfu), result.throughput.mfu));
     }
     facts.replaceChildren(...rows);
-    reasons.replaceChildren(...(result.reasons ?? []).map((text) => h('li', { text: String(text) })));
+    reasons.replaceChildren(...(errorCount > 0 ? [] : result.reasons ?? []).map((text) => h('li', { text: String(text) })));
     notes.replaceChildren(...(result.notes ?? []).map((text) => h('li', { text: String(text) })));
   });
 
