@@ -39,8 +39,13 @@ export function firstContactTests({ url, artifacts }) {
       }
       // The headline numbers: labelled and dimmed; the verdict itself stays readable.
       assert.equal(await page.isVisible('#facts-stale'), true);
-      assert.ok(await page.$eval('#facts', (el) => Number(getComputedStyle(el).opacity)) < 0.5, 'facts dimmed');
-      assert.equal(await page.$eval('#verdict', (el) => Number(getComputedStyle(el).opacity)), 1, 'the verdict is not dimmed');
+      const shown = (selector) => page.$eval(selector, (el) => {  // opacity through every ancestor
+        let opacity = 1;
+        for (let node = el; node; node = node.parentElement) opacity *= Number(getComputedStyle(node).opacity);
+        return opacity;
+      });
+      assert.ok(await shown('#facts') < 0.5, 'facts dimmed');
+      for (const id of ['#verdict', '#problems', '#f-training-tp']) assert.equal(await shown(id), 1, `${id} at full strength`);
       await shot(page, 'invalid-stale');
       await act(page, () => page.fill('#f-training-tp', '8'));
       for (const id of visible) {
