@@ -6,7 +6,7 @@
 //                [--artifacts build/browser-artifacts] [--site build/wasm/site] [--only NAME[,NAME]]
 // (the module tests load the catalog and the schema from MODULE, as the page does;
 // --site is the served folder, for the tests of web/serve.sh)
-// (NAME: modules, page, hardening, search, interop, first, inspect, polish, serve).
+// (NAME: modules, page, hardening, search, interop, first, inspect, polish, serve, signals).
 // tests/scripts/run_web_tests.sh builds, serves and runs all of this.
 import { parseArgs } from './harness.mjs';
 import { hashHardeningTests } from './hash_hardening.test.mjs';
@@ -17,6 +17,7 @@ import { searchTests } from './search.test.mjs';
 import { compareInteropTests } from './compare_interop.test.mjs';
 import { firstContactTests } from './first_contact.test.mjs';
 import { serveTests } from './serve.test.mjs';
+import { signalTests } from './signals.test.mjs';
 import { inspectTests } from './inspect.test.mjs';
 import { polishTests } from './polish.test.mjs';
 
@@ -36,5 +37,6 @@ if (wanted('search')) searchTests(args);
 if (wanted('interop')) compareInteropTests(args);
 if (wanted('first')) firstContactTests(args);
 if (wanted('serve')) serveTests(args);
+if (wanted('signals')) signalTests(args);
 if (wanted('inspect')) inspectTests(args);
 if (wanted('polish')) polishTests(args);
