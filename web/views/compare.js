@@ -18,7 +18,8 @@ import { verdictOf } from '../state/verdict.js';
 // "+12.3 %" / "−4.1 %" / "same": the change of `value` against #1's.
 export function deltaText(value, reference) {
   if (!Number.isFinite(value) || !Number.isFinite(reference) || reference === 0) return '';
-  const change = value / reference - 1;
+  // Rounded to 1e-9 first: 90 vs 100 is -0.09999999999999998 in binary.
+  const change = Math.round((value / reference - 1) * 1e9) / 1e9;
   if (Math.abs(change) < 0.0005) return 'same as #1';
   return `${change > 0 ? '+' : '−'}${formatPercent(Math.abs(change))} vs #1`;
 }

@@ -31,7 +31,13 @@ export function labelOf(kind) {
 
 export function mount(root, store) {
   const chart = h('div', { class: 'chart chart-scroll', id: 'timeline-chart', tabindex: '0', role: 'region',
-    'aria-label': 'Pipeline timeline: scroll sideways with the arrow keys when zoomed in' });
+    'aria-label': 'Pipeline timeline: scroll sideways with the arrow keys (Home and End: the step\'s start and end) when zoomed in' });
+  // The arrows scroll natively; Home and End go to the step's start and end.
+  chart.addEventListener('keydown', (event) => {
+    if (event.key !== 'Home' && event.key !== 'End') return;
+    event.preventDefault();
+    chart.scrollLeft = event.key === 'Home' ? 0 : chart.scrollWidth;
+  });
   let zoom = 0;  // index into ZOOMS
   const zoomLabel = h('span', { class: 'zoom-label', id: 'timeline-zoom', text: 'fit' });
   const setZoom = (next) => {
