@@ -59,9 +59,7 @@ void validate_model(const ModelSpec& m, Checker& c) {
   }
 }
 
-// sizes: dp, num_micro_batches and num_gpus are derived (false: skip the
-// rules that read them).
-void validate_parallel(const Config& config, Checker& c, bool sizes) {
+void validate_parallel(const Config& config, Checker& c) {
   const ModelSpec& m = config.model;
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
@@ -72,12 +70,10 @@ void validate_parallel(const Config& config, Checker& c, bool sizes) {
     c.divides(p.tp, m.moe->shared_expert_ffn_hidden_size, "/training/tp",
               "shared_expert_ffn_hidden_size");
   }
-  if (sizes) {
-    const int64_t world = p.tp * p.pp * p.dp * p.cp;
-    c.require(world == config.system.num_gpus, "/system/num_gpus", [&] {
-      return "must equal tp*pp*dp*cp (" + str(world) + "), got " + str(config.system.num_gpus);
-    });
-  }
+  const int64_t world = p.tp * p.pp * p.dp * p.cp;
+  c.require(world == config.system.num_gpus, "/system/num_gpus", [&] {
+    return "must equal tp*pp*dp*cp (" + str(world) + "), got " + str(config.system.num_gpus);
+  });
   if (p.sequence_parallel && p.tp > 1) {
     c.divides(p.tp, t.seq_len / p.cp, "/training/tp", "seq_len/cp with sequence_parallel");
   }
@@ -95,12 +91,10 @@ void validate_parallel(const Config& config, Checker& c, bool sizes) {
   if (m.moe) {
     c.divides(p.ep, m.moe->num_experts, "/training/ep", "num_experts");
     c.divides(p.etp, m.moe->expert_ffn_hidden_size, "/training/etp", "expert_ffn_hidden_size");
-    if (sizes) {
-      c.require((p.tp * p.cp * p.dp) % (p.ep * p.etp) == 0, "/training/ep", [&] {
-        return "ep*etp (" + str(p.ep * p.etp) + ") must divide tp*cp*dp (" +
-               str(p.tp * p.cp * p.dp) + ")";
-      });
-    }
+    c.require((p.tp * p.cp * p.dp) % (p.ep * p.etp) == 0, "/training/ep", [&] {
+      return "ep*etp (" + str(p.ep * p.etp) + ") must divide tp*cp*dp (" + str(p.tp * p.cp * p.dp) +
+             ")";
+    });
   } else {
     c.require(p.ep == 1, "/training/ep",
               [&] { return "must be 1 for a dense model, got " + str(p.ep); });
@@ -110,7 +104,7 @@ void validate_parallel(const Config& config, Checker& c, bool sizes) {
   c.require(p.vpp == 1 || p.pp > 1, "/training/vpp", [&] {
     return "must be 1 when pp is 1 (interleaving needs pipeline stages), got " + str(p.vpp);
   });
-  c.require(!sizes || p.vpp == 1 || t.num_micro_batches % p.pp == 0, "/training/vpp", [&] {
+  c.require(p.vpp == 1 || t.num_micro_batches % p.pp == 0, "/training/vpp", [&] {
     return "interleaving needs the number of micro-batches (" + str(t.num_micro_batches) +
            ") to be a multiple of pp (" + str(p.pp) + ")";
   });
@@ -228,21 +222,13 @@ void derive_sizes(const SizeRequest& request, TrainingSpec& training, SystemSpec
   }
 }
 
-namespace {
-
-Issues validate_rules(const Config& config, bool sizes) {
+Issues validate(const Config& config) {
   Issues issues;
   Checker checker(issues);
   validate_model(config.model, checker);
-  validate_parallel(config, checker, sizes);
+  validate_parallel(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;
 }
-
-}  // namespace
-
-Issues validate(const Config& config) { return validate_rules(config, true); }
-
-Issues validate_without_sizes(const Config& config) { return validate_rules(config, false); }
 
 }  // namespace trainsim

@@ -17,13 +17,6 @@ namespace trainsim {
 // start-up asserts: divisibility, ranges, pipeline layout, recompute).
 Issues validate(const Config& config);
 
-// The same rules minus those that need the derived sizes (dp, the
-// micro-batches per step, the GPU count). The config reader runs them when
-// the size derivation fails, so that the field that breaks the arithmetic
-// is named too (tp = 3 on a 64-head model, not only "num_gpus must be a
-// multiple of 12").
-Issues validate_without_sizes(const Config& config);
-
 // seq_len * micro_batch_size within kMaxTokensPerMicroBatch (input_limits.h);
 // the issue names `path` (the micro_batch_size key).
 std::optional<Issue> check_tokens_per_micro_batch(int64_t seq_len, int64_t micro_batch_size,

@@ -77,13 +77,21 @@ export function firstContactTests({ url, artifacts }) {
       await context.close();
     });
 
-    it('puts the root cause on the field just edited: tp = 3 on a 64-head model', async () => {
+    it('puts the root cause on the field just edited', async () => {
       const { page, context, problems } = await openPage(browser, url);
-      await act(page, () => page.fill('#f-training-tp', '3'));
-      const own = await page.textContent('[data-path="/training/tp"] .field-error');
-      assert.match(own, /must divide num_attention_heads \(64\), got 3/);
+      // tp = 16 breaks tp's own rule: the error is on tp, marked as the field edited, listed first.
+      await act(page, () => page.fill('#f-training-tp', '16'));
+      assert.match(await page.textContent('[data-path="/training/tp"] .field-error'), /must divide num_kv_heads \(8\), got 16/);
       assert.equal(await page.getAttribute('[data-path="/training/tp"]', 'class').then((c) => c.includes('edited')), true);
       assert.match(await page.textContent('#problems li:first-child'), /^\/training\/tp: /, 'the edited field first');
+      // tp = 3 on 64 GPUs: the core names the GPU count; the edited field says its change broke that rule.
+      await act(page, () => page.fill('#f-training-tp', '3'));
+      const tpCause = page.locator('[data-path="/training/tp"] .field-cause');
+      assert.equal(await tpCause.isVisible(), true);
+      assert.match(await tpCause.textContent(), /This change broke a rule: GPUs: .*multiple of tp\*pp\*cp \(12\)/);
+      await shots(page, artifacts, 'root-cause-tp3', { sizes: [['laptop', 1366, 900]] });
+      await tpCause.locator('button').click();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-system-num_gpus', 'Go there focuses the field the rule names');
       // A change that breaks a rule named on another field says so where it was made:
       // seq_len 8190 is not a multiple of tp = 8 (sequence parallelism).
       await act(page, () => page.fill('#f-training-tp', '8'));
@@ -93,7 +101,6 @@ export function firstContactTests({ url, artifacts }) {
       assert.equal(await cause.isVisible(), true);
       assert.match(await cause.textContent(), /This change broke a rule: TP: must divide seq_len/);
       assert.equal(await page.getAttribute('[data-path="/training/seq_len"]', 'class').then((c) => c.includes('edited')), true);
-      await shots(page, artifacts, 'root-cause-tp3');
       noProblems(problems);
       await context.close();
     });

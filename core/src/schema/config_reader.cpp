@@ -108,19 +108,8 @@ bool read_config_document(const nlohmann::json& document, Config& config, Issues
       [](const Issue& issue) {
         return issue.path.rfind("/training", 0) == 0 || issue.path.rfind("/system", 0) == 0;
       });
-  const size_t before_sizes = issues.size();
   if (sizes_readable) derive_sizes(size_request(training), training.spec, config.system, issues);
   config.training = training.spec;
-  // The sizes do not add up, in a document that is otherwise readable: name
-  // the fields that break their own rules as well (the cause is often there).
-  if (issues.size() > before_sizes && before_sizes == issues_before) {
-    for (const Issue& issue : validate_without_sizes(config)) {
-      const bool known = std::any_of(issues.begin(), issues.end(), [&](const Issue& seen) {
-        return seen.path == issue.path && seen.message == issue.message;
-      });
-      if (!known) issues.push_back(issue);
-    }
-  }
   return issues.empty();
 }
 
