@@ -70,6 +70,14 @@ export function firstContactTests({ url, artifacts }) {
         assert.ok(opacity < 0.5, `${id} dimmed (${opacity})`);
       }
       assert.equal(await page.isVisible('#facts-stale'), true);
+      // What is dimmed: the numbers; what is not: the verdict and the problems (opacity through every ancestor).
+      const shown = (selector) => page.$eval(selector, (el) => {
+        let opacity = 1;
+        for (let node = el; node; node = node.parentElement) opacity *= Number(getComputedStyle(node).opacity);
+        return opacity;
+      });
+      assert.ok(await shown('#facts') < 0.5, 'the headline numbers are dimmed');
+      for (const id of ['#verdict', '#problems', '#f-training-tp']) assert.equal(await shown(id), 1, `${id} at full strength`);
       await shots(page, artifacts, 'invalid-stale');
       await act(page, () => page.fill('#f-training-tp', '8'));
       for (const id of panels) assert.equal(await page.getAttribute(id, 'data-stale'), 'false', `${id} restored`);

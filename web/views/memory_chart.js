@@ -46,7 +46,7 @@ export function mount(root, store, actions) {
         swatch(`s-${series.css}`, series.css), series.label, used.has(series.key) ? '' : ' (none)')),
       h('li', {}, swatch('s-reserve', 'reserve'), 'Allocator reserve'),
       h('li', {}, h('span', { class: 'swatch s-capacity' }), 'HBM capacity'),
-      verdict.core ? h('li', {}, h('span', { class: 'swatch s-usable' }), 'Usable (tight band below it)') : null);
+      ...(verdict.core ? [h('li', {}, h('span', { class: 'swatch s-usable' }), 'Usable (tight band below it)')] : []));
     tableBox.replaceChildren(table(memory, used));
   };
 

@@ -48,7 +48,7 @@ export function mount(root, store, actions) {
       }[v.status];
       set(v.status, text);
     }
-    root.classList.toggle('stale', stale);
+    // The verdict and the problems stay at full strength; the numbers below are dimmed.
     problems.replaceChildren(...listProblems(state));
     staleNote.hidden = !stale || !result;
     facts.classList.toggle('stale', stale);
