@@ -26,7 +26,7 @@ export function mount(root, store, actions) {
   const chart = h('div', { class: 'chart', id: 'memory-chart' });
   const legend = h('ul', { class: 'legend', id: 'memory-legend' });
   const tableBox = h('div', { class: 'table-scroll' });
-  const details = h('details', { class: 'numbers', id: 'memory-numbers' }, h('summary', { text: 'Numbers per stage, and how each is computed' }), tableBox);
+  const details = h('details', { class: 'numbers', id: 'memory-numbers' }, h('summary', { text: 'Numbers per stage' }), tableBox);
   const empty = h('p', { class: 'note', text: 'No result yet: the configuration has problems (see above).' });
   root.append(empty, chart, legend, details);
 
