@@ -181,7 +181,7 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       await act(page, () => page.click('#import-run'));
       await page.click('#import-close');
       const back = await pageConfig(page);
-      assert.equal(back.model.preset, undefined, 'flags name no preset: the model comes back as its fields');
+      assert.equal(back.model.preset, 'llama3-8b', 'the flags describe Llama 3 8B exactly: the preset is selected');
       assert.deepEqual(canonical(binary, back), canonical(binary, before));
       assert.deepEqual(await memoryTable(page), numbers.table);
       assert.equal(await page.getAttribute('#iteration-time strong', 'data-seconds'), numbers.step);

@@ -350,7 +350,9 @@ export function mount(form, store, actions) {
       const target = slot?.root;
       const where = slot ? slot.field.label ?? slot.field.path : 'the list above';
       edited.cause.replaceChildren(`This change broke a rule: ${where}: ${clip(messages[0], 200)} `,
-        target ? h('button', { type: 'button', class: 'link', text: 'Go there', onclick: () => actions.focusField(target) }) : '');
+        // mousedown keeps the focus in the edited field: its blur would commit and redraw this line under the pointer.
+        target ? h('button', { type: 'button', class: 'link', text: 'Go there', onmousedown: (event) => event.preventDefault(),
+          onclick: () => actions.focusField(target) }) : '');
       edited.cause.hidden = false;
     }
     generalErrors.replaceChildren(...general.map((text) => h('li', { text: clip(text, 300) })));
