@@ -27,7 +27,7 @@ export function mount(root, store, actions) {
   });
 
   const importDialog = h('button', { type: 'button', id: 'open-import', text: 'Import…', title: 'Hugging Face model id or config.json, Megatron-LM command line, SimuMax, or a trainsim config file', onclick: () => actions.openImport() });
-  const exportDialog = h('button', { type: 'button', id: 'open-export', text: 'Export…', title: 'Config JSON, Megatron-LM flags, results, a Perfetto trace, charts', onclick: () => actions.openExport() });
+  const exportDialog = h('button', { type: 'button', id: 'open-export', text: 'Export…', title: 'Config JSON, Megatron-LM flags, results, charts', onclick: () => actions.openExport() });
   const pin = h('button', { type: 'button', id: 'pin-config', text: 'Pin', title: 'Pin this config for Compare (up to 4)', onclick: () => {
     if (actions.pinCurrent()) say(`Pinned (${store.get().pins.length} of 4)`);
     else say('Compare holds 4 configs: unpin one first');
