@@ -174,7 +174,7 @@ export function searchTests({ url, cli: binary, artifacts }) {
       assert.equal(native.ok, true, JSON.stringify(native.errors));
       const figures = native.result.figures;
       assert.equal(await page.locator('#whatif-table tbody tr').count(), figures.length);
-      assert.equal(await page.locator('#whatif-chart polyline.wf-line').count(), figures.length);
+      assert.equal(await page.locator('#whatif-chart g.tornado-row').count(), figures.length);
       assert.equal(await page.getAttribute('#whatif-most', 'data-figure'), native.result.most_sensitive);
       assert.equal(await page.getAttribute('#whatif-table tr.most', 'data-figure'), native.result.most_sensitive);
       for (const figure of figures) {
