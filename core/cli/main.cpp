@@ -34,8 +34,9 @@ Output is one JSON envelope: {"schema_version":1,"ok":true,"result":{...}} or
 {"schema_version":1,"ok":false,"errors":[{"path":"/training/tp","message":"..."}]}.
 )";
 
-// Larger inputs are refused before they are read whole (the core reads
-// documents of at most 8 MiB and scripts of at most 1 MiB).
+// Larger inputs are refused before they are read whole (the core itself
+// reads documents of at most 4 MiB and launch scripts of at most 1 MiB, and
+// says so at the document's path).
 constexpr std::streamsize kMaxInputBytes = std::streamsize{16} << 20;
 
 // Reads at most kMaxInputBytes + 1 bytes of `in`.

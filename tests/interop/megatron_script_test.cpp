@@ -126,7 +126,9 @@ TEST(MegatronScriptTest, ValuesThatDependOnControlFlowAreNamedNotGuessed) {
 
 // Megatron-LM would refuse these at start-up; estimate would too.
 TEST(MegatronScriptTest, ValuesEstimateRejectsAreErrorsAtTheirFlag) {
-  json envelope = import(kLaunch + kFlags + " --tensor-model-parallel-size 3");
+  // 6 GPUs: tp 3 divides the GPU count, so the heads are the only problem.
+  json envelope = import("torchrun --nnodes 1 --nproc-per-node 6 pretrain_gpt.py " + kFlags +
+                         " --tensor-model-parallel-size 3");
   ASSERT_FALSE(envelope.value("ok", true));
   EXPECT_EQ(envelope["errors"][0]["path"], "/args/--tensor-model-parallel-size");
   EXPECT_EQ(envelope["errors"][0]["message"], "must divide num_attention_heads (8), got 3");

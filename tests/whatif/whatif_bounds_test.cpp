@@ -67,7 +67,7 @@ TEST(WhatIfBoundsTest, TheTableIsBounded) {
   EXPECT_EQ(errors[0]["message"], "duplicate figure string \"hbm_bandwidth\"");
   // 57 estimates of 2^17 pipeline passes each: past the passes one request may simulate.
   document = testing::base_config();
-  document["training"]["global_batch_size"] = nullptr;
+  document["training"].erase("global_batch_size");
   document["training"]["num_micro_batches"] = 65536;
   document["whatif"] = Json::object();
   EXPECT_EQ(errors_of(whatif_json(document.dump()))[0]["path"], "/whatif");

@@ -206,6 +206,12 @@ std::string excerpt(std::string_view text, size_t max_chars) {
 
 std::string shorten_pointer(const std::string& pointer, size_t max_chars) {
   if (pointer.size() <= max_chars) return pointer;
+  // Already shortened (a reader cut it, the envelope passes it through).
+  static constexpr std::string_view kTail = " more characters)";
+  if (pointer.compare(max_chars, 5, "... (") == 0 && pointer.size() < max_chars + 40 &&
+      pointer.compare(pointer.size() - kTail.size(), kTail.size(), kTail) == 0) {
+    return pointer;
+  }
   return pointer.substr(0, max_chars) + "... (" + std::to_string(pointer.size() - max_chars) +
          " more characters)";
 }

@@ -40,8 +40,9 @@ inline constexpr size_t kMaxDocumentProblems = 20;
 bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,
                     Issues& issues);
 
-// A JSON pointer to show in a message: pointers longer than max_chars (a 5 MB
-// key) are cut, with "..." and the number of characters left out.
+// A JSON pointer to show in a message: pointers longer than max_chars (a 3 MB
+// key) are cut, with "..." and the number of characters left out; a pointer
+// it already cut is returned as it is.
 std::string shorten_pointer(const std::string& pointer, size_t max_chars = 200);
 
 // User text echoed in a message, cut after max_chars with "...".

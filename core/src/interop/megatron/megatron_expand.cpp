@@ -7,8 +7,9 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
+
+#include "interop/megatron/megatron_control.h"
 
 namespace trainsim::interop {
 namespace {
@@ -22,18 +23,6 @@ struct Piece {
 };
 using Value = std::vector<Piece>;
 
-struct Context {
-  int parent = -1;
-  std::string reason;  ///< "an if branch (line 3)"
-};
-
-struct Construct {
-  std::string kind;  ///< if, case, for, while, until, select, function, {
-  int line = 0;
-  int parent = 0;     ///< the context around it
-  bool opened = false;  ///< function: its "{" was seen
-};
-
 // An assignment to undo when its command turns out to have a command word.
 struct Undo {
   std::string name;
@@ -41,13 +30,8 @@ struct Undo {
   std::optional<std::vector<Value>> array;
 };
 
-size_t length(const Value& value) {
-  size_t n = 0;
-  for (const Piece& p : value) n += p.text.size();
-  return n;
-}
-
-std::optional<std::string> keyword(const ShellWord& raw) {
+// The word's text when it is one unquoted literal (a keyword or an option).
+std::optional<std::string> literal_word(const ShellWord& raw) {
   if (raw.segments.size() != 1 || raw.segments[0].kind != ShellSegment::Kind::kLiteral ||
       raw.segments[0].quoted) {
     return std::nullopt;
@@ -55,11 +39,15 @@ std::optional<std::string> keyword(const ShellWord& raw) {
   return raw.segments[0].text;
 }
 
+size_t length(const Value& value) {
+  size_t n = 0;
+  for (const Piece& p : value) n += p.text.size();
+  return n;
+}
+
 class Expander {
  public:
-  Expander(std::vector<ShellCommand>& out, Issues& issues) : out_(out), issues_(issues) {
-    contexts_.push_back({-1, ""});
-  }
+  Expander(std::vector<ShellCommand>& out, Issues& issues) : out_(out), issues_(issues) {}
 
   bool run(const std::vector<ShellWord>& raw_words) {
     for (const ShellWord& raw : raw_words) {
@@ -81,114 +69,17 @@ class Expander {
   }
 
  private:
-  // --- control flow ------------------------------------------------------
-  int new_context(int parent, const std::string& reason) {
-    contexts_.push_back({parent, reason + " (line " + std::to_string(line_) + ")"});
-    return static_cast<int>(contexts_.size()) - 1;
-  }
-
-  bool is_ancestor(int ancestor, int context) const {
-    for (int c = context; c != -1; c = contexts_[static_cast<size_t>(c)].parent) {
-      if (c == ancestor) return true;
-    }
-    return false;
-  }
-
-  // The control flow a piece depends on when expanded in the current context.
-  std::string condition_of(const Piece& piece) const {
-    int last = -1;
-    for (int c = piece.context; c != -1 && !is_ancestor(c, current_);
-         c = contexts_[static_cast<size_t>(c)].parent) {
-      last = c;
-    }
-    return last == -1 ? "" : contexts_[static_cast<size_t>(last)].reason;
-  }
-
-  void push_construct(const std::string& kind) {
-    if (constructs_.size() >= kMaxControlDepth) {
-      fail("control flow nested deeper than " + std::to_string(kMaxControlDepth) + " levels");
-      return;
-    }
-    constructs_.push_back({kind, line_, current_, false});
-  }
-
-  void enter(const std::string& reason) {
-    if (constructs_.empty()) return;
-    current_ = list_base_ = new_context(constructs_.back().parent, reason);
-  }
-
-  void pop_construct(const std::set<std::string>& kinds) {
-    if (constructs_.empty() || kinds.count(constructs_.back().kind) == 0) return;
-    current_ = list_base_ = constructs_.back().parent;
-    constructs_.pop_back();
-  }
-
-  // Returns true when the word was a reserved word or a case pattern.
-  bool control_word(const std::string& word) {
-    const std::string top = constructs_.empty() ? "" : constructs_.back().kind;
-    if (word == "if" || word == "while" || word == "until") {
-      push_construct(word);
-      enter("the condition of " + word);
-    } else if (word == "then" && top == "if") {
-      enter("an if branch");
-    } else if (word == "elif" && top == "if") {
-      enter("the condition of elif");
-    } else if (word == "else" && top == "if") {
-      enter("an else branch");
-    } else if (word == "do" && (top == "while" || top == "until" || top == "for" || top == "select")) {
-      enter("a " + top + " loop body");
-    } else if (word == "fi") {
-      pop_construct({"if"});
-    } else if (word == "done") {
-      pop_construct({"while", "until", "for", "select"});
-    } else if (word == "esac") {
-      pop_construct({"case"});
-      case_pattern_ = false;
-    } else if (word == "for" || word == "select" || word == "case") {
-      push_construct(word);
-      header_ = word;
-      loop_variable_pending_ = word != "case";
-    } else if (word == "function") {
-      header_ = "function";
-    } else if (word.size() > 2 && word.compare(word.size() - 2, 2, "()") == 0) {
-      push_construct("function");  // name() { ... }
-      enter("the function " + word.substr(0, word.size() - 2));
-    } else if (word == "{") {
-      if (top == "function" && !constructs_.back().opened) {
-        constructs_.back().opened = true;
-      } else {
-        push_construct("{");
-      }
-    } else if (word == "}") {
-      pop_construct({"{", "function"});
-    } else if (word != "!" && word != "time" && word != "(" && word != ")") {
-      return false;
-    }
-    return true;
-  }
-
-  // --- commands ----------------------------------------------------------
-  // A case pattern: "small)", "\"small\")" or "*)".
-  bool case_pattern(const ShellWord& raw) {
-    if (!case_pattern_ || constructs_.empty() || constructs_.back().kind != "case") return false;
-    const ShellSegment& last = raw.segments.back();
-    if (last.kind != ShellSegment::Kind::kLiteral || last.quoted || last.text.empty() ||
-        last.text.back() != ')') {
-      return false;
-    }
-    enter("a case branch");
-    case_pattern_ = false;
-    return true;
-  }
-
   void command_start(const ShellWord& raw) {
-    const std::optional<std::string> word = keyword(raw);
-    if (!header_.empty()) {  // for NAME in ...; case WORD in; function NAME
-      header_word(raw, word.value_or(""));
+    std::string loop_variable;
+    if (control_.command_word(raw, line_, loop_variable)) {
+      if (!loop_variable.empty()) {  // for NAME in ...: bash sets it on every pass
+        computed_[loop_variable] = kWhereUsed;
+        vars_.erase(loop_variable);
+      }
+      if (!control_.error().empty()) fail(control_.error());
       return;
     }
-    if (case_pattern(raw)) return;
-    if (word && control_word(*word)) return;
+    const std::optional<std::string> word = literal_word(raw);
     if (word && (*word == "export" || *word == "declare" || *word == "local" ||
                  *word == "readonly" || *word == "typeset")) {
       declaration_ = true;
@@ -207,30 +98,7 @@ class Expander {
     expand_word(raw);
   }
 
-  void header_word(const ShellWord& raw, const std::string& word) {
-    if (header_ == "function") {  // function NAME [()] { ... }
-      push_construct("function");
-      enter("the function " + word);
-      header_.clear();
-      return;
-    }
-    if (header_ == "case") {
-      if (word == "in") {
-        header_.clear();
-        case_pattern_ = true;
-      }
-      return;
-    }
-    // for NAME in ...: the loop variable changes on every pass.
-    if (loop_variable_pending_ && !raw.segments.empty()) {
-      computed_.insert(raw.segments[0].text);
-      vars_.erase(raw.segments[0].text);
-      loop_variable_pending_ = false;
-    }
-  }
-
   void end_command(const std::string& op) {
-    if (header_ == "for" || header_ == "select") header_.clear();  // ends at ; or a newline
     if (in_command_ && !command_.words.empty()) out_.push_back(std::move(command_));
     if (has_command_word_) {
       for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) restore(*it);
@@ -238,12 +106,7 @@ class Expander {
     undo_.clear();
     command_ = ShellCommand{};
     in_command_ = has_command_word_ = declaration_ = false;
-    if (op == "&&" || op == "||") {
-      current_ = new_context(current_, "a command after " + op);
-    } else if (op != "|") {
-      current_ = list_base_;
-    }
-    if (op == ";;") case_pattern_ = true;
+    control_.end_command(op, line_);
   }
 
   void restore(const Undo& undo) {
@@ -259,10 +122,20 @@ class Expander {
     }
   }
 
+  // Keeps the variable's value for end_command; the copy counts as expansion
+  // work (NAME+=(x) on every line would otherwise copy the array each time).
   void remember(const std::string& name) {
     Undo undo{name, std::nullopt, std::nullopt};
-    if (const auto it = vars_.find(name); it != vars_.end()) undo.scalar = it->second;
-    if (const auto it = arrays_.find(name); it != arrays_.end()) undo.array = it->second;
+    if (const auto it = vars_.find(name); it != vars_.end()) {
+      if (!check_size(it->second, name)) return;
+      undo.scalar = it->second;
+    }
+    if (const auto it = arrays_.find(name); it != arrays_.end()) {
+      for (const Value& item : it->second) {
+        if (!check_size(item, name)) return;
+      }
+      undo.array = it->second;
+    }
     undo_.push_back(std::move(undo));
   }
 
@@ -300,7 +173,9 @@ class Expander {
     arrays_.erase(name);
     for (const Piece& p : text) {
       if (p.unresolved.empty()) continue;
-      computed_.insert(name);  // bash computes it at run time: "$NAME" stays unresolved
+      // bash computes it at run time: "$NAME" stays unresolved, and keeps the
+      // control flow it was assigned in.
+      computed_[name] = control_.current();
       vars_.erase(name);
       return true;
     }
@@ -370,12 +245,16 @@ class Expander {
   // The elements a segment expands to: one for a scalar, one per element for
   // ${NAME[@]}; `joined` joins them with spaces (assignments, ${NAME[*]}).
   std::vector<Value> segment_values(const ShellSegment& s, bool joined) {
-    auto run_time = [&] { return std::vector<Value>{{Piece{s.raw, s.raw, current_}}}; };
+    auto run_time = [&] { return std::vector<Value>{{Piece{s.raw, s.raw, control_.current()}}}; };
     auto literal = [&](const std::string& text) {
-      return std::vector<Value>{{Piece{text, "", current_}}};
+      return std::vector<Value>{{Piece{text, "", control_.current()}}};
     };
     if (s.kind == ShellSegment::Kind::kLiteral) return literal(s.text);
-    if (s.kind == ShellSegment::Kind::kComputed || computed_.count(s.text) != 0) return run_time();
+    if (s.kind == ShellSegment::Kind::kComputed) return run_time();
+    if (const auto it = computed_.find(s.text); it != computed_.end()) {
+      const int context = it->second == kWhereUsed ? control_.current() : it->second;
+      return std::vector<Value>{{Piece{s.raw, s.raw, context}}};
+    }
     if (!is_set(s.text)) return s.has_fallback ? literal(s.fallback) : run_time();
     const auto array = arrays_.find(s.text);
     if (array == arrays_.end() || (s.subscript != "@" && s.subscript != "*")) {
@@ -393,7 +272,7 @@ class Expander {
     if (!joined && s.subscript == "@") return array->second;
     Value all;
     for (const Value& item : array->second) {
-      if (!all.empty()) append_value(all, {Piece{" ", "", current_}});
+      if (!all.empty()) append_value(all, {Piece{" ", "", control_.current()}});
       append_value(all, item);
     }
     return {all};
@@ -451,7 +330,7 @@ class Expander {
       for (const Piece& p : value) {
         word.text += p.text;
         if (word.unresolved.empty()) word.unresolved = p.unresolved;
-        if (word.conditional.empty()) word.conditional = condition_of(p);
+        if (word.conditional.empty()) word.conditional = control_.condition_of(p.context);
       }
       command_.words.push_back(std::move(word));
     }
@@ -461,17 +340,14 @@ class Expander {
   Issues& issues_;
   std::map<std::string, Value> vars_;
   std::map<std::string, std::vector<Value>> arrays_;
-  std::set<std::string> computed_;  ///< assigned by bash at run time (loop variables)
-  std::vector<Context> contexts_;
-  std::vector<Construct> constructs_;
-  int current_ = 0;    ///< context of the command being read
-  int list_base_ = 0;  ///< context before a && / || chain
+  // Variables bash assigns at run time ($(...), loop variables) and the context
+  // they were assigned in (kWhereUsed: a loop variable, known inside its loop).
+  static constexpr int kWhereUsed = -1;
+  std::map<std::string, int> computed_;
+  ControlFlow control_;
   ShellCommand command_;
   std::vector<Undo> undo_;
   std::string array_;   ///< the array whose literal is being read
-  std::string header_;  ///< reading a for/select/case/function header
-  bool loop_variable_pending_ = false;
-  bool case_pattern_ = false;
   bool in_command_ = false;
   bool has_command_word_ = false;
   bool declaration_ = false;

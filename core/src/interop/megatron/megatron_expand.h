@@ -7,7 +7,7 @@
 //     (${NAME[@]}, ${NAME[*]}, ${NAME[i]}, $NAME), never where they are defined.
 //   - A value assigned inside a branch of if/elif/else, case, a loop body, a
 //     function or after && / || is marked with the control flow it depends on
-//     wherever it is expanded outside that branch.
+//     wherever it is expanded outside that branch (megatron_control.h).
 //   - Expansion is bounded (kMaxVariableChars, kMaxExpansionWork): a variable
 //     doubled on every line stops with an issue instead of growing without bound.
 // Internal to interop/megatron/.
@@ -38,9 +38,9 @@ struct ShellCommand {
 // the expansion copy.
 inline constexpr size_t kMaxVariableChars = size_t{1} << 20;  // one variable's value
 inline constexpr size_t kMaxExpansionWork = size_t{16} << 20;  // characters copied in all
-inline constexpr size_t kMaxControlDepth = 64;                 // nested if/case/loops
 
-// Returns false with an issue at "/args" when a bound above is exceeded.
+// Returns false with an issue at "/args" when a bound above (or
+// kMaxControlDepth) is exceeded.
 bool expand_commands(const std::vector<ShellWord>& words, std::vector<ShellCommand>& commands,
                      Issues& issues);
 
