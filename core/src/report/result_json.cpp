@@ -95,7 +95,7 @@ nlohmann::json time_to_json(const TimeEstimate& t) {
           {"model_efficiency_lookups", t.model_efficiency_lookups}};
 }
 
-nlohmann::json throughput_to_json(const Throughput& t) {
+nlohmann::json throughput_core_json(const Throughput& t) {
   nlohmann::json out = {{"tokens_per_step", t.tokens_per_step},
           {"tokens_per_s", t.tokens_per_s},
           {"tokens_per_s_per_gpu", t.tokens_per_s_per_gpu},
@@ -111,6 +111,14 @@ nlohmann::json throughput_to_json(const Throughput& t) {
     out["time_to_train_s"] = t.time_to_train_s;
     out["gpu_hours_to_train"] = t.gpu_hours_to_train;
   }
+  return out;
+}
+
+nlohmann::json throughput_to_json(const Throughput& t) {
+  nlohmann::json out = throughput_core_json(t);
+  // The low-precision-peak MFU of fp8 / fp4 runs, beside the bf16-peak `mfu`.
+  if (t.mfu_fp8_peak > 0.0) out["mfu_fp8_peak"] = t.mfu_fp8_peak;
+  if (t.mfu_fp4_peak > 0.0) out["mfu_fp4_peak"] = t.mfu_fp4_peak;
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "interop/simumax/simumax_system_import.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "schema/json_reader.h"
@@ -141,6 +142,27 @@ json measured_table(const json* op) {
   return table != nullptr && table->is_object() ? *table : json::object();
 }
 
+// SimuMax prices attention on the full s x s score matrix while its kernels run
+// causal (MooreThreads/SimuMax simu_tools/efficency_test/test_fa_efficiency.py:
+// FLOPs 2*b*s^2*h*(d_qk+d_v) forward, 5x backward, attn_mask_type "causal"), so
+// its attention "efficiencies" exceed 1. trainsim prices the executed causal
+// pairs, s(s+1)/2 of s^2 (model/attention_ops.cpp): the same measured time is
+// an efficiency of e * (s+1)/(2s) on those FLOPs.
+double executed_share(const std::string& key) {
+  const auto at = key.find("seq_len=");
+  if (at == std::string::npos) return 0.5;
+  const double s = std::strtod(key.c_str() + at + 8, nullptr);
+  return s >= 1.0 ? (s + 1.0) / (2.0 * s) : 0.5;
+}
+
+json attention_table(const json* op) {
+  json table = measured_table(op);
+  for (auto& [key, value] : table.items()) {
+    if (value.is_number()) value = value.get<double>() * executed_share(key);
+  }
+  return table;
+}
+
 }  // namespace
 
 json convert_simumax_system(const json& in, Issues& issues, std::vector<std::string>& notes) {
@@ -189,14 +211,14 @@ json convert_simumax_system(const json& in, Issues& issues, std::vector<std::str
   json efficiency = {
       {"gemm", op_field("matmul", "efficient_factor", default_eff)},
       {"grouped_gemm", op_field("group_matmul", "efficient_factor", default_eff)},
-      {"attention_forward", op_field("sdp_fwd", "efficient_factor", default_eff)},
-      {"attention_backward", op_field("sdp_bwd", "efficient_factor", default_eff)},
+      {"attention_forward", 0.5 * op_field("sdp_fwd", "efficient_factor", default_eff)},
+      {"attention_backward", 0.5 * op_field("sdp_bwd", "efficient_factor", default_eff)},
       {"memory", memory_kernel(bandwidths, "default", hbm_gbps, issues)},
       {"measured",
        {{"gemm", measured_table(child(*ops, "matmul"))},
         {"grouped_gemm", measured_table(child(*ops, "group_matmul"))},
-        {"attention_forward", measured_table(child(*ops, "sdp_fwd"))},
-        {"attention_backward", measured_table(child(*ops, "sdp_bwd"))}}}};
+        {"attention_forward", attention_table(child(*ops, "sdp_fwd"))},
+        {"attention_backward", attention_table(child(*ops, "sdp_bwd"))}}}};
   // SimuMax writes efficient_factor 0 for an op it has no measurement of (its
   // B200 file: fp8_matmul, fp8_group_matmul): imported as absent, with a note.
   for (const auto& [theirs, ours] : {std::pair{"fp8_matmul", "fp8_gemm"}, {"fp8_group_matmul", "fp8_grouped_gemm"}}) {
