@@ -92,11 +92,14 @@ TEST(SimumaxImportTest, UnmeasuredFiguresAreLeftOutWithANote) {
   const json envelope = import(kModel, kStrategy, b200_like_system().dump());
   ASSERT_TRUE(envelope["ok"].get<bool>()) << envelope.dump();
   const json& efficiency = envelope["result"]["config"]["system"]["efficiency"];
-  EXPECT_FALSE(efficiency.contains("fp8_gemm")) << efficiency.dump();
-  EXPECT_FALSE(efficiency.contains("fp8_grouped_gemm"));
+  EXPECT_FALSE(efficiency["gemm"].contains("fp8")) << efficiency.dump();
+  EXPECT_FALSE(efficiency["grouped_gemm"].contains("fp8")) << efficiency.dump();
   EXPECT_TRUE(has_note(envelope["result"]["notes"],
                        "the SimuMax system gives fp8_matmul efficient_factor 0 (not measured): "
-                       "efficiency.fp8_gemm is left out"));
+                       "efficiency.gemm.fp8 is left out"));
+  EXPECT_TRUE(has_note(envelope["result"]["notes"],
+                       "the SimuMax system gives fp8_group_matmul efficient_factor 0 (not measured): "
+                       "efficiency.grouped_gemm.fp8 is left out"));
   json config = envelope["result"]["config"];
   const json estimate = testing::run_estimate(config);
   EXPECT_TRUE(estimate["ok"].get<bool>()) << estimate.dump().substr(0, 400);

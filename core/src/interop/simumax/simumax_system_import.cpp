@@ -208,11 +208,24 @@ json convert_simumax_system(const json& in, Issues& issues, std::vector<std::str
   };
   const double peak = op_field("default", "tflops", 0.0);
   const double default_eff = op_field("default", "efficient_factor", 1.0);
+  // SimuMax's flat (fallback) efficiencies become the plateaus; its attention
+  // factor becomes a one-point table (it has no sequence dependence) on the
+  // executed FLOPs (see attention_table); fp8 only where measured (> 0).
+  json gemm = {{"bf16", op_field("matmul", "efficient_factor", default_eff)}};
+  json grouped = {{"bf16", op_field("group_matmul", "efficient_factor", default_eff)}};
+  if (const double fp8 = op_field("fp8_matmul", "efficient_factor", default_eff); fp8 > 0.0) gemm["fp8"] = fp8;
+  if (const double fp8 = op_field("fp8_group_matmul", "efficient_factor", default_eff); fp8 > 0.0) {
+    grouped["fp8"] = fp8;
+  }
+  auto flat = [](double efficiency) {
+    return json{{"128", {{"causal", {{"4096", efficiency}}}}}};
+  };
   json efficiency = {
-      {"gemm", op_field("matmul", "efficient_factor", default_eff)},
-      {"grouped_gemm", op_field("group_matmul", "efficient_factor", default_eff)},
-      {"attention_forward", 0.5 * op_field("sdp_fwd", "efficient_factor", default_eff)},
-      {"attention_backward", 0.5 * op_field("sdp_bwd", "efficient_factor", default_eff)},
+      {"gemm", gemm},
+      {"grouped_gemm", grouped},
+      {"attention",
+       {{"forward", flat(0.5 * op_field("sdp_fwd", "efficient_factor", default_eff))},
+        {"backward", flat(0.5 * op_field("sdp_bwd", "efficient_factor", default_eff))}}},
       {"memory", memory_kernel(bandwidths, "default", hbm_gbps, issues)},
       {"measured",
        {{"gemm", measured_table(child(*ops, "matmul"))},
@@ -220,16 +233,12 @@ json convert_simumax_system(const json& in, Issues& issues, std::vector<std::str
         {"attention_forward", attention_table(child(*ops, "sdp_fwd"))},
         {"attention_backward", attention_table(child(*ops, "sdp_bwd"))}}}};
   // SimuMax writes efficient_factor 0 for an op it has no measurement of (its
-  // B200 file: fp8_matmul, fp8_group_matmul): imported as absent, with a note.
-  for (const auto& [theirs, ours] : {std::pair{"fp8_matmul", "fp8_gemm"}, {"fp8_group_matmul", "fp8_grouped_gemm"}}) {
-    const double value = op_field(theirs, "efficient_factor", default_eff);
-    if (value > 0.0) {
-      efficiency[ours] = value;
-    } else {
-      notes.push_back(std::string("the SimuMax system gives ") + theirs +
-                      " efficient_factor 0 (not measured): efficiency." + ours +
-                      " is left out, so trainsim's default for it applies");
-    }
+  // B200 file: fp8_matmul, fp8_group_matmul): left out above, with a note.
+  for (const auto& [theirs, ours] : {std::pair{"fp8_matmul", "gemm"}, {"fp8_group_matmul", "grouped_gemm"}}) {
+    if (op_field(theirs, "efficient_factor", default_eff) > 0.0) continue;
+    notes.push_back(std::string("the SimuMax system gives ") + theirs +
+                    " efficient_factor 0 (not measured): efficiency." + ours +
+                    ".fp8 is left out, so trainsim's default for it applies");
   }
   for (const auto& [theirs, ours] : {std::pair{"permute_fwd", "permute"}, {"ce", "cross_entropy"},
                                      {"ce_fusion", "cross_entropy_fused"}}) {
