@@ -62,15 +62,6 @@ void for_each_config(const char* property, Check&& check, double min_applied_fra
 
 double peak_of(const Estimate& e) { return e.memory.peak_bytes; }
 
-// The estimate of a config the test derived, or nothing when the config is
-// not one estimate accepts (a derived degree that no longer divides).
-std::optional<Estimate> run_if_valid(const json& document) {
-  Config config;
-  Issues issues;
-  if (!parse_config(document.dump(), config, issues)) return std::nullopt;
-  return estimate(config);
-}
-
 double preset_peak_tflops(const json& document, const std::string& dtype) {
   const json preset = json::parse(preset_json(document["system"]["preset"].get<std::string>()));
   return preset["result"]["system"]["gpu"]["peak_tflops"][dtype].get<double>();
@@ -184,27 +175,6 @@ TEST(InvariantTest, FlopsNeverExceedWhatTheHardwareExecutesOrItsPeak) {
     EXPECT_GT(t.mfu, 0.0);
     return 1;
   }, 1.0);
-}
-
-// Doubling context parallelism (and the GPUs) never more than halves the step.
-TEST(InvariantTest, DoublingCpNeverMoreThanHalvesTheStep) {
-  for_each_config("doubling cp never more than halves the step", [](const json& config) {
-    json wider = config;
-    json& t = wider["training"];
-    const int64_t cp = t["cp"];
-    t["cp"] = 2 * cp;
-    if (!t.contains("cp_comm_type") || t["cp_comm_type"] == "a2a") t["cp_comm_type"] = "p2p";
-    wider["system"]["num_gpus"] = config["system"]["num_gpus"].get<int64_t>() * 2;
-    const std::optional<Estimate> b = run_if_valid(wider);
-    if (!b) return 0;
-    json same_type = config;
-    if (cp > 1) same_type["training"]["cp_comm_type"] = t["cp_comm_type"];
-    const std::optional<Estimate> a = run_if_valid(same_type);
-    if (!a) return 0;
-    EXPECT_GE(b->time.iteration_s, a->time.iteration_s / 2 * (1 - kRel))
-        << "cp " << cp << " -> " << 2 * cp << " (" << t["cp_comm_type"] << ")";
-    return 1;
-  }, 0.5);
 }
 
 }  // namespace
