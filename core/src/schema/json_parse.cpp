@@ -3,6 +3,8 @@
 // document is read, with a JSON pointer for each problem.
 #include "schema/json_parse.h"
 
+#include "schema/json_reader.h"
+
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -13,20 +15,6 @@ namespace trainsim::schema {
 namespace {
 
 using nlohmann::json;
-
-std::string escape(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string shorten(std::string text, size_t max_chars) {
   if (text.size() > max_chars) text = text.substr(0, max_chars) + "...";
@@ -67,7 +55,7 @@ class DomBuilder {
   bool key(std::string& key) {
     json& object = *stack_.back();
     if (object.contains(key)) {
-      issues_.push_back({shorten_pointer(pointer() + "/" + escape(key)),
+      issues_.push_back({shorten_pointer(pointer() + "/" + json_pointer_escape(key)),
                          "duplicate key: \"" + shorten(key, 60) +
                              "\" is given more than once in this object (each key may appear once)"});
       if (!problem()) return false;
@@ -106,7 +94,7 @@ class DomBuilder {
       if (stack_[i]->is_array()) {
         out += "/" + std::to_string(stack_[i]->size() - 1);
       } else {
-        out += "/" + escape(keys_[i]);
+        out += "/" + json_pointer_escape(keys_[i]);
       }
     }
     return out;
@@ -126,7 +114,7 @@ class DomBuilder {
   std::string value_pointer() const {
     if (stack_.empty()) return base_;
     if (stack_.back()->is_array()) return pointer() + "/" + std::to_string(stack_.back()->size());
-    return pointer() + "/" + escape(keys_.back());
+    return pointer() + "/" + json_pointer_escape(keys_.back());
   }
 
   template <typename Value>
