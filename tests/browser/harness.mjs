@@ -65,13 +65,16 @@ export async function openPage(browser, url, { width = 1366, height = 900, color
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
   const page = await context.newPage();
   const problems = [];
+  // Every URL the page and its workers request, in order.
+  const requested = [];
+  page.on('request', (request) => requested.push(request.url()));
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
     if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(`console ${message.type()}: ${message.text()}`);
   });
   await page.goto(url);
   await settled(page);
-  return { page, context, problems };
+  return { page, context, problems, requested };
 }
 
 // Waits until the engine has answered at least `after` times and is idle.

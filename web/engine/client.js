@@ -7,7 +7,7 @@
 // newer request has overtaken resolves as {superseded: true} (the newest
 // request wins). search is paged (search_pages.js); run(op, input) is for
 // one-off calls (imports, exports, pinned configs, scale_system).
-import { runOp } from './ops.js';
+import { moduleSet } from './ops.js';
 import { loadCatalog } from './catalog.js';
 import { pagedSearch } from './search_pages.js';
 
@@ -43,8 +43,11 @@ function workerBackend() {
 }
 
 function inPageBackend() {
-  const module = import('../trainsim_web.mjs').then((m) => m.default());
-  return async (op, input) => runOp(await module, op, input);
+  const modules = moduleSet(
+    () => import('../trainsim_web.mjs').then((m) => m.default()),
+    () => import('../trainsim_interop.mjs').then((m) => m.default()),
+  );
+  return (op, input) => modules.run(op, input);
 }
 
 // Extra workers for the search (started on first use): one per spare core,

@@ -2,17 +2,18 @@
 // Messages in: {id, op, input}; out: {id, ok, value} (the envelope text) or
 // {id, ok: false, error}.
 import createTrainsim from '../trainsim_web.mjs';
-import { runOp } from './ops.js';
+import { moduleSet } from './ops.js';
 
-let ready = createTrainsim();
+const modules = moduleSet(
+  () => createTrainsim(),
+  () => import('../trainsim_interop.mjs').then((m) => m.default()),
+);
 
 self.onmessage = async ({ data }) => {
   try {
-    const module = await ready;
-    self.postMessage({ id: data.id, ok: true, value: runOp(module, data.op, data.input) });
+    self.postMessage({ id: data.id, ok: true, value: await modules.run(data.op, data.input) });
   } catch (error) {
-    // A trap or abort leaves the module unusable: start a fresh one.
-    if (error instanceof WebAssembly.RuntimeError || /abort/i.test(String(error?.message))) ready = createTrainsim();
+    if (error instanceof WebAssembly.RuntimeError || /abort/i.test(String(error?.message))) modules.reset();
     self.postMessage({ id: data.id, ok: false, error: String(error?.message ?? error) });
   }
 };

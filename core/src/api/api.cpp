@@ -20,16 +20,16 @@ struct Op {
   ApiResult (*run)(std::string_view input);
 };
 
-// Adding an operation: write it (api/*_ops.cpp) and add its row here.
-constexpr std::array kOps = {
+// Adding an operation: write it (api/*_ops.cpp) and add its row to one of the
+// two groups. The page's WebAssembly module links only the page's group and
+// loads the import/export group as a second module when a dialog first needs
+// it (wasm/CMakeLists.txt), so the first download stays small; the CLI, the
+// C++ API and the single-file module for embedders have both.
+constexpr std::array kPageOps = {
     Op{"estimate", &api::estimate},
     Op{"presets", &api::presets},
     Op{"preset", &api::preset},
     Op{"schema", &api::describe_schema},
-    Op{"import_hf", &api::import_hf},
-    Op{"import_megatron", &api::import_megatron_document},
-    Op{"import_simumax", &api::import_simumax_document},
-    Op{"export_megatron", &api::export_megatron},
     Op{"export_config", &api::export_config},
     Op{"export_csv", &api::export_csv},
     Op{"search", &api::search},
@@ -37,23 +37,51 @@ constexpr std::array kOps = {
     Op{"whatif", &api::whatif},
     Op{"scale_system", &api::scale_system},
 };
+constexpr std::array kInteropOps = {
+    Op{"import_hf", &api::import_hf},
+    Op{"import_megatron", &api::import_megatron_document},
+    Op{"import_simumax", &api::import_simumax_document},
+    Op{"export_megatron", &api::export_megatron},
+};
 
-ApiResult unknown_op(std::string_view op) {
+template <std::size_t... Sizes>
+ApiResult unknown_op(std::string_view op, const std::array<Op, Sizes>&... groups) {
   std::string names;
-  for (const Op& known : kOps) names += (names.empty() ? "\"" : ", \"") + std::string(known.name) + "\"";
+  const auto list = [&](const auto& group) {
+    for (const Op& known : group) names += (names.empty() ? "\"" : ", \"") + std::string(known.name) + "\"";
+  };
+  (list(groups), ...);
   return api::error_envelope(
       {{"", "unknown operation \"" + std::string(op) + "\"; expected one of " + names}});
+}
+
+// Runs op from the given groups inside the one catch-all.
+template <std::size_t... Sizes>
+ApiResult call_among(std::string_view op, std::string_view input, const std::array<Op, Sizes>&... groups) {
+  return api::guarded([&] {
+    const Op* found = nullptr;
+    const auto look = [&](const auto& group) {
+      for (const Op& known : group) {
+        if (!found && known.name == op) found = &known;
+      }
+    };
+    (look(groups), ...);
+    return found != nullptr ? found->run(input) : unknown_op(op, groups...);
+  });
 }
 
 }  // namespace
 
 ApiResult call(std::string_view op, std::string_view input) {
-  return api::guarded([&] {
-    for (const Op& known : kOps) {
-      if (known.name == op) return known.run(input);
-    }
-    return unknown_op(op);
-  });
+  return call_among(op, input, kPageOps, kInteropOps);
+}
+
+std::string call_json_page(std::string_view op, std::string_view input) {
+  return call_among(op, input, kPageOps).envelope;
+}
+
+std::string call_json_interop(std::string_view op, std::string_view input) {
+  return call_among(op, input, kInteropOps).envelope;
 }
 
 std::string call_json(std::string_view op, std::string_view input) {
