@@ -7,14 +7,6 @@
 namespace trainsim::schema {
 namespace {
 
-// As an ostream with precision 12 writes it (%.12g), without pulling the
-// iostreams and locales into the WebAssembly module.
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.12g", value);
-  return text;
-}
-
 std::string shorten(std::string text, size_t max_chars) {
   if (text.size() > max_chars) text = text.substr(0, max_chars) + "...";
   return text;
@@ -62,6 +54,12 @@ std::string describe_json_value(const nlohmann::json& value) {
 
 std::string dump(const nlohmann::json& value, int indent) {
   return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string format_number(double value, int significant_digits) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.*g", significant_digits, value);
+  return text;
 }
 
 std::string json_pointer_escape(const std::string& key) {

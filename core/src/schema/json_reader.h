@@ -24,6 +24,10 @@ std::string describe_json_value(const nlohmann::json& value);
 
 std::string json_pointer_escape(const std::string& key);
 
+// A number for a message, as an ostream with that precision writes it (%g;
+// snprintf, so no iostreams or locales reach the WebAssembly module).
+std::string format_number(double value, int significant_digits = 12);
+
 // Serializes without throwing on invalid UTF-8 (replaced by U+FFFD).
 std::string dump(const nlohmann::json& value, int indent = -1);
 

@@ -3,7 +3,6 @@
 #include "interop/hf/hf_import.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 
 #include "schema/json_reader.h"
@@ -176,9 +175,8 @@ void note_unmodelled(HfReader& r, const Family& f) {
     r.integer("initial_context_length", 1, kMaxSeqLen);
     r.note("gpt-oss attention sinks (a learnable logit per head) are not modelled");
     if (const auto limit = r.number("swiglu_limit")) {
-      char value[32];
-      std::snprintf(value, sizeof value, "%g", *limit);  // as an ostream writes it
-      r.note("swiglu_limit " + std::string(value) + ": the clamped SwiGLU is priced as a fused SwiGLU");
+      r.note("swiglu_limit " + schema::format_number(*limit, 6) +
+             ": the clamped SwiGLU is priced as a fused SwiGLU");
     }
   }
   if (r.get("quantization_config") != nullptr) {

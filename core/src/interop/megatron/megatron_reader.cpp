@@ -2,10 +2,10 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 #include "interop/megatron/megatron_flags.h"
+#include "schema/json_reader.h"
 
 namespace trainsim::interop {
 namespace {
@@ -18,14 +18,6 @@ std::string join_values(const std::vector<std::string>& values) {
   std::string out;
   for (const auto& value : values) out += (out.empty() ? "" : " ") + value;
   return out;
-}
-
-// As an ostream with precision 12 writes it (%.12g), without pulling the
-// iostreams and locales into the WebAssembly module.
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.12g", value);
-  return text;
 }
 
 }  // namespace
@@ -157,8 +149,8 @@ std::optional<double> FlagReader::number(const char* name, double min_value, dou
     return std::nullopt;
   }
   if (value < min_value || value > max_value) {
-    error(name, "must be between " + format_number(min_value) + " and " +
-                    format_number(max_value) + ", got " + *text);
+    error(name, "must be between " + schema::format_number(min_value) + " and " +
+                    schema::format_number(max_value) + ", got " + *text);
     return std::nullopt;
   }
   return value;
