@@ -13,7 +13,11 @@ namespace {
 
 std::string str(int64_t value) { return std::to_string(value); }
 
-std::string check_sizes(const ScheduleOrders& o) {
+}  // namespace
+
+namespace detail {
+
+std::string check_schedule_shape(const ScheduleOrders& o) {
   if (o.pp < 1 || o.num_chunks < 1 || o.num_micro_batches < 1 || o.num_virtual_stages < 1 ||
       o.num_transfers < 0) {
     return "sizes must be positive";
@@ -47,6 +51,10 @@ std::string check_sizes(const ScheduleOrders& o) {
   }
   return {};
 }
+
+}  // namespace detail
+
+namespace {
 
 // Where each pass of each (micro-batch, rank, chunk) sits in its rank's order.
 struct PassPositions {
@@ -162,7 +170,7 @@ std::string check_actions(const ScheduleOrders& o) {
 }  // namespace
 
 std::string check_schedule_orders(const ScheduleOrders& orders) {
-  std::string failure = check_sizes(orders);
+  std::string failure = detail::check_schedule_shape(orders);
   if (failure.empty()) failure = check_actions(orders);
   if (failure.empty()) failure = detail::dry_run_schedule(orders);
   return failure;

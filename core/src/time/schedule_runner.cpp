@@ -342,31 +342,6 @@ class Engine {
   std::string failure_;
 };
 
-// Sizes the engine's tables rely on; the rest is checked while replaying.
-void check_shape(const ScheduleOrders& o) {
-  TRAINSIM_CHECK(o.pp >= 1 && o.num_chunks >= 1 && o.num_micro_batches >= 1 &&
-                     o.num_virtual_stages >= 1 && o.num_transfers >= 0,
-                 "pipeline schedule: sizes must be positive");
-  TRAINSIM_CHECK(int64_t{o.pp} * o.num_chunks * o.num_micro_batches <= (int64_t{1} << 28),
-                 "pipeline schedule: more than 2^28 passes");
-  TRAINSIM_CHECK(o.actions.size() == static_cast<size_t>(o.pp),
-                 "pipeline schedule: one action list per rank expected");
-  TRAINSIM_CHECK(!o.route_stages.empty() && o.route_stages.size() % o.num_virtual_stages == 0,
-                 "pipeline schedule: route_stages must hold whole routes");
-  for (const StageSlot& s : o.route_stages) {
-    TRAINSIM_CHECK(s.rank >= 0 && s.rank < o.pp && s.chunk >= 0 && s.chunk < o.num_chunks &&
-                       s.link_to_next >= -1 && s.link_to_next < o.pp,
-                   "pipeline schedule: a stage slot is out of range");
-  }
-  const auto routes = static_cast<int32_t>(o.route_stages.size()) / o.num_virtual_stages;
-  TRAINSIM_CHECK(o.route_of_micro_batch.empty() ||
-                     o.route_of_micro_batch.size() == static_cast<size_t>(o.num_micro_batches),
-                 "pipeline schedule: route_of_micro_batch needs one entry per micro-batch");
-  for (const int32_t route : o.route_of_micro_batch) {
-    TRAINSIM_CHECK(route >= 0 && route < routes, "pipeline schedule: unknown route");
-  }
-}
-
 }  // namespace
 
 namespace detail {
@@ -378,7 +353,8 @@ std::string dry_run_schedule(const ScheduleOrders& orders) {
 }  // namespace detail
 
 ScheduleRun run_schedule(const ScheduleOrders& orders, const ScheduleRunInput& input) {
-  check_shape(orders);
+  const std::string shape = detail::check_schedule_shape(orders);
+  TRAINSIM_CHECK(shape.empty(), "pipeline schedule: " + shape);
   const auto pp = static_cast<size_t>(orders.pp);
   const auto chunks = static_cast<size_t>(orders.num_chunks);
   TRAINSIM_CHECK(input.passes.size() == pp, "pipeline schedule: passes must have pp rows");

@@ -166,6 +166,8 @@ double overlapped_pair_s(double forward_s, double forward_comm_s, double backwar
                          double backward_comm_s);
 
 namespace detail {
+// Sizes and placement (first part of check_schedule_orders()): empty or why not.
+std::string check_schedule_shape(const ScheduleOrders& orders);
 // The zero-cost replay of check_schedule_orders(): empty, or why it stopped.
 // Precondition: the sizes and placement check_schedule_orders() verifies first.
 std::string dry_run_schedule(const ScheduleOrders& orders);
