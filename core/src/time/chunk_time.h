@@ -12,8 +12,8 @@
 namespace trainsim {
 
 struct ChunkTime {
-  double forward_s = 0.0;      ///< compute only
-  double backward_s = 0.0;     ///< data + weight gradients, compute only
+  double forward_s = 0.0;   ///< compute only
+  double backward_s = 0.0;  ///< data + weight gradients, compute only
   double recompute_s = 0.0;
   CommTimes forward_comm;
   CommTimes backward_comm;

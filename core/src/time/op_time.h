@@ -31,8 +31,8 @@ struct OpTime {
   double recompute_s = 0.0;                    ///< forward re-run inside backward
   CommTimes recompute_comm;                    ///< forward collectives re-issued by the re-run
   std::array<double, kNumPasses> flops{};
-  int measured_lookups = 0;                    ///< passes priced from a measured table
-  int model_lookups = 0;                       ///< passes priced from the shape model / flat value
+  int measured_lookups = 0;  ///< passes priced from a measured table
+  int model_lookups = 0;     ///< passes priced from the shape model / flat value
 };
 
 OpTime op_time(const Op& op, const Config& config);

@@ -133,6 +133,7 @@ class MegatronBuilder {
 void MegatronBuilder::build_1f1b(int32_t r) {
   rank_ = r;
   out_ = &o_.actions[static_cast<size_t>(r)];
+  out_->reserve(static_cast<size_t>(explicit_ ? 6 * m_ + 2 : 2 * m_));
   const int32_t warmup = std::min(pp_ - r - 1, m_);
   const int32_t steady = m_ - warmup;
   const bool has_prev = r > 0;
@@ -189,6 +190,7 @@ void MegatronBuilder::build_1f1b(int32_t r) {
 void MegatronBuilder::build_interleaved(int32_t r) {
   rank_ = r;
   out_ = &o_.actions[static_cast<size_t>(r)];
+  out_->reserve(static_cast<size_t>(explicit_ ? 6 * num_steps_ + 2 : 2 * num_steps_));
   const TransferRef none;
   const int32_t warmup = std::min((pp_ - r - 1) * 2 + (vpp_ - 1) * pp_, num_steps_);
   const int32_t steady = num_steps_ - warmup;

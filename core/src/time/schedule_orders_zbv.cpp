@@ -219,6 +219,7 @@ bool Greedy::run() {
   bubble.assign(stages, 0.0);
   pending_w.assign(stages, {});
   schedule.assign(stages, {});
+  for (auto& list : schedule) list.reserve(6 * static_cast<size_t>(M));
   failure.clear();
   return warm_up() && steady();
 }

@@ -157,11 +157,12 @@ std::vector<ActivationPeak> activation_peaks(
 // stored (flash attention): 32 / 34.
 double weight_kept_fraction(int64_t hidden_size, int64_t num_heads, int64_t seq_len);
 
-// A model of one F&B duration: the two passes share the SMs, so their compute
-// adds, while the communication of each (EP all-to-all, exposed TP/CP
-// collectives) hides under the other's compute (DeepSeek-V3 arXiv:2412.19437
-// section 3.2.1): max(compute_f + compute_b, comm_f + comm_b) where
-// compute = total - comm.
+// trainsim's model of one F&B duration (an assumption, not a published
+// formula): the two passes share the SMs, so their compute adds, while the
+// communication of each (EP all-to-all, exposed TP/CP collectives) hides under
+// the other's compute, which is what DeepSeek-V3 (arXiv:2412.19437 section
+// 3.2.1) overlaps the pair for: max(compute_f + compute_b, comm_f + comm_b)
+// with compute = total - comm.
 double overlapped_pair_s(double forward_s, double forward_comm_s, double backward_s,
                          double backward_comm_s);
 
