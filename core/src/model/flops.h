@@ -21,8 +21,10 @@ enum class FlopConvention {
 
 const char* flop_convention_name(FlopConvention convention);
 
-// FLOPs of one step of `sequences` sequences of `seq_len` tokens.
+// FLOPs of one step of `sequences` sequences of `seq_len` tokens. routed_share: the
+// share of the routed expert copies that are processed (model/moe_ops.h
+// kept_routed_share: tokens dropped at the expert capacity are not model FLOPs).
 double model_flops_per_step(const ModelSpec& model, int64_t seq_len, double sequences,
-                            FlopConvention convention);
+                            FlopConvention convention, double routed_share = 1.0);
 
 }  // namespace trainsim

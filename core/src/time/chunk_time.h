@@ -15,6 +15,11 @@ struct ChunkTime {
   double forward_s = 0.0;      ///< compute only
   double backward_s = 0.0;     ///< data + weight gradients, compute only
   double recompute_s = 0.0;
+  /// The weight-gradient pass inside backward_s / backward_comm (the wgrad GEMMs and
+  /// their elementwise work, Pass::kBackwardWeight): the W a zero-bubble or DualPipe
+  /// schedule splits off the input-gradient B (Qi et al., arXiv:2401.10241 section 2).
+  double weight_s = 0.0;
+  CommTimes weight_comm;
   CommTimes forward_comm;
   CommTimes backward_comm;
   CommTimes recompute_comm;
@@ -26,6 +31,7 @@ struct ChunkTime {
   double backward_phase_s() const {
     return backward_s + backward_comm.total() + recompute_s + recompute_comm.total();
   }
+  double weight_phase_s() const { return weight_s + weight_comm.total(); }
   CommTimes comm() const {
     CommTimes all = forward_comm;
     all += backward_comm;

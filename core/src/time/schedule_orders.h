@@ -23,17 +23,12 @@
 #include <vector>
 
 #include "time/schedule_runner.h"
+#include "trainsim/spec.h"
 
 namespace trainsim {
 
-enum class PipelineScheduleKind {
-  kOneFOneB,
-  kZeroBubbleH1,
-  kZeroBubbleH2,
-  kZeroBubbleV,
-  kDualPipe,
-  kDualPipeV,
-};
+// The config's training.pipeline_schedule (trainsim/spec.h).
+using PipelineScheduleKind = PipelineSchedule;
 
 // Config spellings, in enum order (the `training.pipeline_schedule` values).
 inline constexpr std::array<const char*, 6> kPipelineScheduleNames = {

@@ -122,6 +122,8 @@ const char* const kRead[] = {
     "--overlap-param-gather", "--tp-comm-overlap", "--use-flash-attn", "--attention-backend",
     "--no-bias-swiglu-fusion", "--transformer-impl", "--optimizer", "--use-legacy-models",
     "--nnodes", "--nproc-per-node", "--nproc_per_node", "--window-size", "--window-attn-skip-freq",
+    "--moe-router-num-groups", "--moe-router-group-topk", "--moe-router-load-balancing-type",
+    "--moe-aux-loss-coeff", "--moe-router-enable-expert-bias", "--moe-router-dtype",
 };
 
 struct Noted {
@@ -253,7 +255,7 @@ const char* const kHarmless[] = {
     "--rope-type", "--mrope-section", "--relative-attention-num-buckets",
     "--relative-attention-max-distance", "--use-rope-scaling", "--rope-scaling-factor", "--mscale",
     "--mscale-all-dim", "--cache-mla-latents", "--moe-use-legacy-grouped-gemm", "--moe-use-upcycling",
-    "--moe-upcycling-granularity", "--moe-aux-loss-coeff", "--moe-z-loss-coeff",
+    "--moe-upcycling-granularity", "--moe-z-loss-coeff",
     "--moe-input-jitter-eps", "--moe-per-layer-logging", "--moe-token-drop-policy",
     "--tp-comm-bootstrap-backend", "--enable-experimental", "--disable-msc", "--sft",
     "--sft-tokenizer-prompt-format", "--use-fused-weighted-squared-relu", "--fp8-margin",

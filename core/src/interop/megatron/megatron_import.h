@@ -27,9 +27,9 @@ nlohmann::json import_megatron(std::string_view text, std::string_view system_pr
 // training section's pipeline arithmetic.
 nlohmann::json read_megatron_model(FlagReader& r, int64_t& num_layers);
 
-// Megatron-LM's --moe-layer-freq: an integer N (one MoE layer every N) or a
-// Python list expression such as "([0]*3+[1]*58)". Returns the number of
-// leading dense layers, or -1 with an issue for other patterns.
-int64_t leading_dense_layers(FlagReader& r, int64_t num_layers);
+// Megatron-LM's --moe-layer-freq: an integer N (layer i is MoE iff i % N == 0) or a
+// Python list expression with one 0/1 per layer. Sets moe["num_dense_layers"] for a
+// leading dense block, else moe["moe_layer_freq"] (the pattern); false after an error.
+bool read_moe_layer_freq(FlagReader& r, int64_t num_layers, nlohmann::json& moe);
 
 }  // namespace trainsim::interop
