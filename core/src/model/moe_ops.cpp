@@ -144,11 +144,6 @@ RoutedTokens routed_tokens(const ModelSpec& model, const TrainingSpec& training,
   return out;
 }
 
-double kept_routed_share(const TrainingSpec& training) {
-  const double factor = training.moe.capacity_factor;
-  return factor > 0.0 ? std::min(1.0, factor) : 1.0;
-}
-
 void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   const OpContext& ctx = f.ctx();
   const MoeSpec& moe = *ctx.model.moe;

@@ -27,11 +27,6 @@ struct RoutedTokens {
 // experts takes at most ep * capacity copies).
 RoutedTokens routed_tokens(const ModelSpec& model, const TrainingSpec& training, int64_t tokens);
 
-// Share of the routed copies the experts process when routing is balanced: min(1,
-// capacity factor) with a capacity, else 1 (the model-FLOP count leaves dropped copies
-// out; padding rows are executed, not model, FLOPs).
-double kept_routed_share(const TrainingSpec& training);
-
 void append_moe(OpList& ops, const OpFactory& factory, const LayerRecompute& recompute);
 
 }  // namespace trainsim
