@@ -51,13 +51,17 @@ void append_dense_mlp(OpList& ops, const OpFactory& f, const LayerRecompute& rc,
 
 void append_mlp_ops(OpList& ops, const OpFactory& f, bool moe_layer, const LayerRecompute& rc) {
   const OpContext& ctx = f.ctx();
+  const size_t first = ops.size();
   ops.push_back(f.norm("pre_mlp_layernorm", ctx.tokens_local(), ctx.model.hidden_size,
                        rc.mlp.pre_norm));
   if (moe_layer) {
+    ops.back().scope = GraphScope::kMoeRouter;
     append_moe(ops, f, rc);
   } else {
     append_dense_mlp(ops, f, rc, ctx.model.ffn_hidden_size, false);
+    for (size_t i = first; i < ops.size(); ++i) ops[i].scope = GraphScope::kMlp;
   }
+  append_neutral(ops, f.residual_add("mlp.residual_add", d(ctx.tokens_local()), ctx.model.hidden_size));
 }
 
 }  // namespace trainsim

@@ -7,6 +7,7 @@
 #include "time/chunk_time.h"
 #include "time/collectives.h"
 #include "time/dp_optimizer_time.h"
+#include "time/op_table.h"
 #include "time/pipeline_run.h"
 
 namespace trainsim {
@@ -66,7 +67,7 @@ double exposed_dp_s(const Config& config, const DpTime& dp, double forward_s, do
 }
 
 double busy_s(const TimeBreakdown& b) {
-  return b.forward_s + b.backward_s + b.recompute_s + b.tp_comm_exposed_s + b.cp_comm_exposed_s +
+  return b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s + b.cp_comm_exposed_s +
          b.ep_comm_exposed_s;
 }
 
@@ -135,7 +136,8 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   const int64_t micro_batches = t.num_micro_batches;
   // Each chunk of a rank runs this many micro-batches (half under DualPipe).
   const double mbc = d(micro_batches_per_chunk(p.schedule, micro_batches));
-  const std::vector<ChunkTime> per_block = block_times(config, block_op_times(config, plan));
+  const std::vector<std::vector<OpTime>> per_op = block_op_times(config, plan);
+  const std::vector<ChunkTime> per_block = block_times(config, per_op);
   PipelineRunInput run_in;
   run_in.schedule = p.schedule;
   run_in.num_micro_batches = micro_batches;
@@ -148,13 +150,15 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     run_in.chunks.emplace_back();
     for (const ChunkPlan& chunk : plan.stages[s]) {
-      const ChunkTime ct = chunk_time(per_block, chunk);
+      const ChunkTime ct = chunk_time(per_block, chunk, config.system.efficiency.host);
       run_in.chunks.back().push_back(ct);
       ChunkTime& total = stage_totals[s];
       total.forward_s += ct.forward_s;
       total.backward_s += ct.backward_s;
       total.recompute_s += ct.recompute_s;
       total.weight_s += ct.weight_s;
+      total.forward_host_s += ct.forward_host_s;
+      total.backward_host_s += ct.backward_host_s;
       total.forward_comm += ct.forward_comm;
       total.backward_comm += ct.backward_comm;
       total.recompute_comm += ct.recompute_comm;
@@ -186,11 +190,12 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     b.forward_s = mbc * c.forward_s;
     b.backward_s = mbc * c.backward_s;
     b.recompute_s = mbc * c.recompute_s;
+    b.host_overhead_s = mbc * (c.forward_host_s + c.backward_host_s);
     b.tp_comm_exposed_s = mbc * comm.tp_s;
     b.cp_comm_exposed_s = mbc * comm.cp_s;
     // DualPipe's overlapped F&B pairs hide expert all-to-all behind compute.
     b.ep_comm_exposed_s = std::max(0.0, mbc * comm.ep_s - pipeline.hidden_ep_s[s]);
-    const double busy = b.forward_s + b.backward_s + b.recompute_s + b.tp_comm_exposed_s +
+    const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
                         b.cp_comm_exposed_s + b.ep_comm_exposed_s;
     const double idle = std::max(0.0, pipeline.makespan_s - busy);
     b.pp_comm_exposed_s = std::min(idle, pipeline.p2p_s[s]);
@@ -206,6 +211,10 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   }
   split_stage_imbalance(time);
   time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
+  time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
+  bool host_waited = false;
+  for (const StageTime& st : time.stages) host_waited = host_waited || st.breakdown.host_overhead_s > 0.0;
+  out.calibration = calibration_of(config, plan, per_op, host_waited);
   out.timeline.included = run_in.record_timeline;
   if (run_in.record_timeline) {
     for (size_t s = 0; s < pipeline.timeline.size(); ++s) {
