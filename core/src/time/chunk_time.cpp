@@ -54,10 +54,10 @@ std::vector<ChunkTime> block_times(const Config& config,
       block.backward_s += t.compute_s[1] + t.compute_s[2];
       block.recompute_s += t.recompute_s;
       block.forward_comm += exposed(t.comm[0], t.compute_s[0], tp_overlap);
-      CommTimes backward = exposed(t.comm[1], t.compute_s[1], tp_overlap);
+      CommTimes backward_comm = exposed(t.comm[1], t.compute_s[1], tp_overlap);
       const CommTimes weight = exposed(t.comm[2], t.compute_s[2], tp_overlap);
-      backward += weight;
-      block.backward_comm += backward;
+      backward_comm += weight;
+      block.backward_comm += backward_comm;
       block.weight_s += t.compute_s[2];
       block.weight_comm += weight;
       block.recompute_comm += exposed(t.recompute_comm, t.recompute_s, tp_overlap);
