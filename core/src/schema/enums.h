@@ -38,6 +38,7 @@ const EnumNames& moe_dispatcher_names();         ///< MoeDispatcher
 const EnumNames& moe_load_balancing_names();     ///< MoeLoadBalancing
 const EnumNames& collective_names();             ///< CollectiveKind
 const EnumNames& search_objective_names();       ///< SearchObjective
+const EnumNames& search_diversity_names();       ///< SearchDiversity
 const EnumNames& whatif_figure_names();          ///< SystemFigure (with labels)
 const EnumNames& fp8_recipe_names();             ///< Fp8Recipe
 const EnumNames& cuda_graph_impl_names();        ///< CudaGraphImpl

@@ -3,11 +3,6 @@
 namespace trainsim {
 namespace {
 
-CandidateMetrics metrics_of(const Estimate& e) {
-  return {e.time.iteration_s, e.memory.peak_bytes, e.throughput.tokens_per_s_per_gpu,
-          e.throughput.mfu};
-}
-
 EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
   EstimateOptions options;
   options.timeline = false;
@@ -21,6 +16,17 @@ EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
 
 }  // namespace
 
+Screening memory_screening(const Estimate& e, double budget_bytes) {
+  if (e.memory.peak_bytes <= budget_bytes) return Screening::kFits;
+  return e.fits ? Screening::kExceedsHeadroom : Screening::kExceedsCapacity;
+}
+
+CandidateMetrics metrics_of(const Estimate& e) {
+  return {e.time.iteration_s,          e.memory.peak_bytes, e.throughput.tokens_per_s_per_gpu,
+          e.throughput.mfu,            e.throughput.time_to_train_s,
+          e.throughput.gpu_hours_to_train};
+}
+
 CandidateEvaluator::CandidateEvaluator(const SearchSpec& spec, double memory_budget_bytes)
     : spec_(spec),
       budget_bytes_(memory_budget_bytes),
@@ -30,24 +36,37 @@ CandidateEvaluator::CandidateEvaluator(const SearchSpec& spec, double memory_bud
 BlockCache& CandidateEvaluator::cache_for(const Candidate& c) {
   // Candidates with equal values here have identical op lists (BlockCache's
   // contract): the model, seq_len, dtype and training template are the spec's.
-  return caches_[OpKey{c.tp, c.cp, c.ep, c.etp, c.sequence_parallel, c.micro_batch_size,
-                       c.recompute}];
+  const OpKey key{c.tp, c.cp, c.ep, c.etp, c.sequence_parallel, c.micro_batch_size, c.recompute,
+                  c.choice};
+  auto found = caches_.find(key);
+  if (found != caches_.end()) return found->second;
+  if (caches_.size() >= kMaxCaches) caches_.clear();  // memory stays bounded
+  return caches_[key];
 }
 
-Screening CandidateEvaluator::screen(const Candidate& c, CandidateMetrics& bound) {
+double CandidateEvaluator::static_bound_bytes(const Candidate& c) {
   apply_candidate(spec_, c, config_);
-  if (bound_.lower_bound_bytes(config_) > budget_bytes_) return Screening::kPruned;
+  return bound_.lower_bound_bytes(config_);
+}
+
+Screening CandidateEvaluator::screen(const Candidate& c, double static_bytes,
+                                     CandidateMetrics& bound) {
+  if (static_bytes > budget_bytes_) return Screening::kPruned;
+  apply_candidate(spec_, c, config_);
   const Estimate e = estimate_with(config_, fast_options(budget_bytes_, true), &cache_for(c));
-  if (e.memory.peak_bytes > budget_bytes_) {
-    return e.fits ? Screening::kExceedsHeadroom : Screening::kExceedsCapacity;
-  }
+  const Screening screening = memory_screening(e, budget_bytes_);
   bound = metrics_of(e);
-  return Screening::kFits;
+  return screening;
 }
 
 CandidateMetrics CandidateEvaluator::exact(const Candidate& c) {
   apply_candidate(spec_, c, config_);
   return metrics_of(estimate_with(config_, fast_options(0.0, false), &cache_for(c)));
+}
+
+Estimate CandidateEvaluator::time_bound(const Candidate& c) {
+  apply_candidate(spec_, c, config_);
+  return estimate_with(config_, fast_options(0.0, true), &cache_for(c));
 }
 
 Estimate CandidateEvaluator::full(const Candidate& c) {

@@ -6,6 +6,7 @@
 // Every figure equals what estimate() gives for the candidate's config.
 #pragma once
 
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -21,22 +22,40 @@ namespace trainsim {
 
 enum class Screening { kPruned, kExceedsCapacity, kExceedsHeadroom, kFits };
 
+// Whether an estimated plan fits the search's memory budget, and if not why:
+// the one place the search decides it (to become the out-of-memory verdict's
+// status when that lands, with the same headroom).
+Screening memory_screening(const Estimate& estimate, double budget_bytes);
+
+CandidateMetrics metrics_of(const Estimate& estimate);
+
 class CandidateEvaluator {
  public:
   CandidateEvaluator(const SearchSpec& spec, double memory_budget_bytes);
 
+  // The static-memory lower bound of a validated candidate.
+  double static_bound_bytes(const Candidate& candidate);
+
   // Exact peak memory and, when the plan fits the budget, lower bounds of the
-  // step time (and upper bounds of tokens/s and MFU) in `bound`.
-  Screening screen(const Candidate& candidate, CandidateMetrics& bound);
+  // step time (and upper bounds of tokens/s and MFU) in `bound`. `static_bytes`:
+  // static_bound_bytes() of the same candidate.
+  Screening screen(const Candidate& candidate, double static_bytes, CandidateMetrics& bound);
 
   // Exact metrics of a plan (pipeline simulated).
   CandidateMetrics exact(const Candidate& candidate);
+
+  // A time-only lower-bound estimate of a valid plan (no memory cutoff).
+  Estimate time_bound(const Candidate& candidate);
 
   // The full estimate, as estimate() gives it without the timeline (no shared blocks).
   Estimate full(const Candidate& candidate);
 
  private:
-  using OpKey = std::tuple<int32_t, int32_t, int32_t, int32_t, bool, int32_t, int16_t>;
+  // Everything a block depends on besides the spec (BlockCache's contract).
+  using OpKey = std::tuple<int32_t, int32_t, int32_t, int32_t, bool, int32_t, int16_t,
+                           std::array<int8_t, kMaxChoiceDimensions>>;
+  // Caches kept at once: a class needs a few dozen; a search visits thousands.
+  static constexpr size_t kMaxCaches = 192;
   BlockCache& cache_for(const Candidate& candidate);
 
   const SearchSpec& spec_;

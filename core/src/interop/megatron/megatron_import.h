@@ -32,4 +32,14 @@ nlohmann::json read_megatron_model(FlagReader& r, int64_t& num_layers);
 // leading dense block, else moe["moe_layer_freq"] (the pattern); false after an error.
 bool read_moe_layer_freq(FlagReader& r, int64_t num_layers, nlohmann::json& moe);
 
+// Values estimate would reject (tp not dividing the heads, a global batch not
+// divisible...), checked by the same readers and validate() estimate runs and
+// reported at the flag that set them (megatron_validate.cpp). Without the GPU
+// count, rules that need it are skipped.
+void check_imported_config(const nlohmann::json& config, const FlagReader& r, bool gpus_known,
+                           Issues& issues);
+
+// A script larger than this is not a launch script (they are a few KiB).
+inline constexpr size_t kMaxScriptBytes = size_t{1} << 20;
+
 }  // namespace trainsim::interop
