@@ -166,8 +166,19 @@ TEST(PipelineLayoutTest, SchedulesPlaceVirtualStages) {
   EXPECT_EQ(chunk_virtual_stages(p), (std::vector<std::vector<int32_t>>{{0, 3}, {1, 2}, {2, 1}, {3, 0}}));
   const PipelineLayout dual = pipeline_layout(model(16, 0), p);
   EXPECT_TRUE(dual[0][0].embedding && dual[0][1].loss && dual[3][1].embedding && dual[3][0].loss);
-  // Uneven stages other than through a layout follow Megatron's placement only.
+  // An uneven split is one of the pp-way split: DualPipe's rank 0 holds the light first
+  // and last stages (2 layers each), the middle ranks two stages of 6.
   p.num_layers_in_first_stage = 2;
+  p.num_layers_in_last_stage = 2;
+  EXPECT_TRUE(pipeline_layout_issues(model(16, 0), p).empty());
+  const PipelineLayout uneven = pipeline_layout(model(16, 0), p);
+  EXPECT_EQ(uneven[0][0].num_layers, 2);
+  EXPECT_EQ(uneven[0][1].num_layers, 2);
+  EXPECT_EQ(uneven[1][0].num_layers, 6);
+  EXPECT_EQ(uneven[1][1].first_layer, 8);
+  // A V folds 2pp virtual stages over the ranks: its uneven split is given as a layout.
+  p.vpp = 2;
+  p.schedule = PipelineSchedule::kZeroBubbleV;
   const Issues issues = pipeline_layout_issues(model(16, 0), p);
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].path, "/training/pipeline_schedule");

@@ -152,6 +152,27 @@ TEST(ScheduleSearchTest, DualPipeMayRankAboveOneFOneBAndTheSearchFindsTheSameBes
   }
 }
 
+// Layers that do not split evenly: DualPipe and the zero-bubble H schedules take the
+// uneven splits of a pp-way pipeline; the V schedules need a layout for them.
+TEST(ScheduleSearchTest, UnevenSplitsReachEveryScheduleButTheVs) {
+  Json document = Json::parse(R"({"model": {"preset": "llama3-8b", "num_layers": 7},
+      "system": "h100-sxm-80gb", "num_gpus": 8, "global_batch_size": 64, "seq_len": 4096,
+      "constraints": {"micro_batch_size": [1], "pp": [2, 4], "tp": 1, "cp": 1}})");
+  document["constraints"]["pipeline_schedule"] = kAllSchedules;
+  const schema::SearchRequest request = parse_search(document);
+  const Enumeration all = enumerate_candidates(request.spec);
+  std::map<std::string, int> uneven;
+  for (const Candidate& c : all.candidates) {
+    const Json config = report::candidate_config_json(request, c);
+    const std::string schedule = config["training"].value("pipeline_schedule", "1f1b");
+    if (c.first_stage_layers > 0) ++uneven[schedule];
+  }
+  for (const char* schedule : {"1f1b", "zero_bubble_h1", "zero_bubble_h2", "dualpipe"}) {
+    EXPECT_GT(uneven[schedule], 0) << schedule;
+  }
+  EXPECT_EQ(uneven["zero_bubble_v"] + uneven["dualpipe_v"], 0);
+}
+
 // A fixed layout of 4 virtual stages: pp 2 with vpp 2 or pp 4 with vpp 1, never an
 // uneven split; with DualPipe only pp 4 (one stage per direction and rank).
 TEST(ScheduleSearchTest, AFixedPipelineLayoutSetsVppAndTheSplit) {

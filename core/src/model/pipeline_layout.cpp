@@ -199,7 +199,12 @@ Issues pipeline_layout_issues(const ModelSpec& model, const ParallelSpec& p) {
     explicit_layout_issues(model, p, issues);
     return issues;
   }
-  if (!megatron_placement(p.schedule) && p.pp > 1 &&
+  // An uneven split gives the layers of the first and last stage in model order:
+  // well defined where every chunk of a rank is a whole stage of a pp-way split
+  // (Megatron's placement; DualPipe's stage r and pp - 1 - r, dualpipe.py), not
+  // where a V folds 2pp virtual stages over the ranks.
+  const bool split_by_stage = megatron_placement(p.schedule) || p.schedule == PipelineSchedule::kDualPipe;
+  if (!split_by_stage && p.pp > 1 &&
       (p.num_layers_in_first_stage || p.num_layers_in_last_stage ||
        p.account_for_embedding_in_pipeline_split || p.account_for_loss_in_pipeline_split)) {
     issues.push_back({"/training/pipeline_schedule",
