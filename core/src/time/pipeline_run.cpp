@@ -77,8 +77,7 @@ double forward_ep_s(const ChunkTime& c) { return c.forward_comm.ep_s; }
 double backward_ep_s(const ChunkTime& c) { return c.backward_comm.ep_s + c.recompute_comm.ep_s; }
 
 PassCosts pass_costs(const ChunkTime& c) {
-  const double weight = c.weight_phase_s();
-  return {c.forward_phase_s(), c.backward_phase_s() - weight, weight};
+  return {c.forward_phase_s(), c.input_grad_pass_s(), c.weight_pass_s()};
 }
 
 // The middle value of each pass kind over the ranks' chunks: the times the ZB-V
@@ -161,7 +160,8 @@ PipelineRun run_ordered(const PipelineRunInput& in) {
     for (const ChunkTime& f : rank) {
       for (const ChunkTime& b : rank) {
         run_in.overlapped_s.back().push_back(overlapped_pair_s(
-            f.forward_phase_s(), forward_ep_s(f), b.backward_phase_s(), backward_ep_s(b)));
+            f.forward_phase_s(), forward_ep_s(f), b.input_grad_pass_s() + b.weight_pass_s(),
+            backward_ep_s(b)));
       }
     }
   }
@@ -172,14 +172,16 @@ PipelineRun run_ordered(const PipelineRunInput& in) {
   run.hidden_ep_s.assign(static_cast<size_t>(pp), 0.0);
   run.p2p_s.assign(static_cast<size_t>(pp), 0.0);
   for (int64_t r = 0; r < pp; ++r) {
-    const auto& costs = run_in.passes[static_cast<size_t>(r)];
+    // A pair's passes (what overlapped_pair_s was given) less the pair: the hidden EP.
+    const auto& rank = in.chunks[static_cast<size_t>(r)];
     for (const Action& a : orders.actions[static_cast<size_t>(r)]) {
       if (a.kind != ActionKind::kOverlapped) continue;
-      const PassCosts& f = costs[static_cast<size_t>(a.chunk)];
-      const PassCosts& b = costs[static_cast<size_t>(a.backward_chunk)];
+      const ChunkTime& f = rank[static_cast<size_t>(a.chunk)];
+      const ChunkTime& b = rank[static_cast<size_t>(a.backward_chunk)];
       const double pair = run_in.overlapped_s[static_cast<size_t>(r)]
                                              [static_cast<size_t>(a.chunk * chunks + a.backward_chunk)];
-      run.hidden_ep_s[static_cast<size_t>(r)] += f.forward_s + b.backward_s + b.weight_s - pair;
+      run.hidden_ep_s[static_cast<size_t>(r)] +=
+          f.forward_phase_s() + b.input_grad_pass_s() + b.weight_pass_s() - pair;
     }
   }
   // Every hop of a micro-batch's route that crosses a link is sent by one rank
