@@ -6,6 +6,7 @@
 #include "memory/stage_memory.h"
 #include "model/model_plan.h"
 #include "model/param_count.h"
+#include "time/pipeline_run.h"
 #include "time/step_time.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/units.h"
@@ -47,7 +48,13 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   if (options.model_summary) result.model = summarize_model(config);
   const ModelPlan plan = build_model_plan(config, cache);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
-  result.memory.stages = estimate_stage_memory(config, plan, options.describe);
+  // Zero-bubble and DualPipe schedules: the activations their pass order keeps
+  // alive (Megatron's schedules are replayed by the memory model itself).
+  ScheduleInFlight in_flight;
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    in_flight = schedule_in_flight(config, chunk_stored_bytes(plan));
+  }
+  result.memory.stages = estimate_stage_memory(config, plan, options.describe, &in_flight);
   if (options.reference_formulas) {
     result.memory.korthikanti2022_activations_bytes =
         korthikanti_activation_bytes(config.model, config.training);

@@ -33,7 +33,7 @@ std::vector<ChunkTime> block_times(const Config& config,
   std::vector<ChunkTime> per_block(per_op.size());
   for (size_t b = 0; b < per_op.size(); ++b) {
     ChunkTime& block = per_block[b];
-    HostStretch forward, backward, recompute;
+    HostStretch forward, backward, recompute, weight_pass;
     bool in_graph = false;
     bool recompute_sync = false;
     for (const OpTime& t : per_op[b]) {
@@ -45,6 +45,7 @@ std::vector<ChunkTime> block_times(const Config& config,
       in_graph = t.captured;
       forward.launches += t.launches[0];
       backward.launches += t.launches[1] + t.launches[2];
+      weight_pass.launches += t.launches[2];
       recompute.launches += t.recompute_launches;
       if (t.host_sync) {
         forward.syncs += 1.0;
@@ -55,8 +56,11 @@ std::vector<ChunkTime> block_times(const Config& config,
       block.recompute_s += t.recompute_s;
       block.forward_comm += exposed(t.comm[0], t.compute_s[0], tp_overlap);
       CommTimes backward_comm = exposed(t.comm[1], t.compute_s[1], tp_overlap);
-      backward_comm += exposed(t.comm[2], t.compute_s[2], tp_overlap);
+      const CommTimes weight = exposed(t.comm[2], t.compute_s[2], tp_overlap);
+      backward_comm += weight;
       block.backward_comm += backward_comm;
+      block.weight_s += t.compute_s[2];
+      block.weight_comm += weight;
       block.recompute_comm += exposed(t.recompute_comm, t.recompute_s, tp_overlap);
       block.executed_flops += t.flops[0] + t.flops[1] + t.flops[2] + (t.recompute_s > 0 ? t.flops[0] : 0);
       block.measured_lookups += t.measured_lookups;
@@ -65,6 +69,8 @@ std::vector<ChunkTime> block_times(const Config& config,
     forward.gpu_s = block.forward_s + block.forward_comm.total();
     backward.gpu_s = block.backward_s + block.backward_comm.total();
     recompute.gpu_s = block.recompute_s + block.recompute_comm.total();
+    weight_pass.gpu_s = block.weight_s + block.weight_comm.total();
+    block.weight_free = weight_pass;
     if (forward.syncs > 0.0) {
       // A block with a host sync (a dropless MoE layer) is a stretch of its own.
       block.forward_host_s = host_overhead_s(forward, host);
@@ -91,6 +97,8 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
     total.forward_s += r * block.forward_s;
     total.backward_s += r * block.backward_s;
     total.recompute_s += r * block.recompute_s;
+    total.weight_s += r * block.weight_s;
+    total.weight_comm += block.weight_comm.scaled(r);
     total.forward_comm += block.forward_comm.scaled(r);
     total.backward_comm += block.backward_comm.scaled(r);
     total.recompute_comm += block.recompute_comm.scaled(r);
@@ -100,12 +108,17 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
     total.forward_host_s += r * block.forward_host_s;
     total.backward_host_s += r * block.backward_host_s;
     for (auto [pooled, part] : {std::pair{&total.forward_free, &block.forward_free},
-                                std::pair{&total.backward_free, &block.backward_free}}) {
+                                std::pair{&total.backward_free, &block.backward_free},
+                                std::pair{&total.weight_free, &block.weight_free}}) {
       pooled->gpu_s += r * part->gpu_s;
       pooled->launches += r * part->launches;
     }
   }
   total.forward_host_s += host_overhead_s(total.forward_free, host);
+  const HostStretch input_grad{total.backward_free.gpu_s - total.weight_free.gpu_s,
+                               total.backward_free.launches - total.weight_free.launches, 0.0};
+  total.input_grad_host_s = total.backward_host_s + host_overhead_s(input_grad, host);
+  total.weight_host_s = host_overhead_s(total.weight_free, host);
   total.backward_host_s += host_overhead_s(total.backward_free, host);
   return total;
 }
