@@ -1,6 +1,6 @@
 # Minifies the assembled site's JavaScript in place: the page's modules (*.js)
 # and the glue of the page's WebAssembly modules (trainsim_web.mjs and
-# trainsim_interop.mjs). Each file
+# trainsim_tools.mjs). Each file
 # is transformed on its own (no bundling), so every module keeps its imports
 # and exports. A file esbuild cannot parse stops the build.
 # Usage: cmake -DSITE_DIR=... -DESBUILD=... -P minify_site.cmake
@@ -16,4 +16,4 @@ function(minify)  # minify(FILE... [--out-extension:.js=.mjs])
 endfunction()
 minify(${scripts})
 # esbuild names its outputs .js unless told to keep the glue's .mjs.
-minify("${SITE_DIR}/trainsim_web.mjs" "${SITE_DIR}/trainsim_interop.mjs" --out-extension:.js=.mjs)
+minify("${SITE_DIR}/trainsim_web.mjs" "${SITE_DIR}/trainsim_tools.mjs" --out-extension:.js=.mjs)

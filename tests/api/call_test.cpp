@@ -30,20 +30,19 @@ TEST(CallTest, UnknownOperationIsAnErrorAtTheEmptyPath) {
 }
 
 // The page's two modules answer disjoint groups that together are every op.
-TEST(CallTest, PageAndInteropGroupsSplitTheOps) {
+TEST(CallTest, PageAndToolGroupsSplitTheOps) {
   const std::string config = testing::base_config().dump();
   EXPECT_EQ(call_json_page("estimate", config), call_json("estimate", config));
-  EXPECT_EQ(call_json_interop("export_megatron", config), call_json("export_megatron", config));
-  for (const char* op : {"import_hf", "import_megatron", "import_simumax", "export_megatron"}) {
+  EXPECT_EQ(call_json_tools("export_megatron", config), call_json("export_megatron", config));
+  for (const char* op : {"search", "search_merge", "whatif", "scale_system", "import_hf",
+                         "import_megatron", "import_simumax", "export_megatron"}) {
     const Json page = Json::parse(call_json_page(op, "{}"));
     EXPECT_FALSE(page["ok"].get<bool>()) << op;
     EXPECT_EQ(page["errors"][0]["message"].get<std::string>().rfind("unknown operation", 0), 0u) << op;
-    const Json interop = Json::parse(call_json_interop(op, "{}"));
-    EXPECT_EQ(interop.dump().find("unknown operation"), std::string::npos) << op;
+    EXPECT_EQ(call_json_tools(op, "{}").find("unknown operation"), std::string::npos) << op;
   }
-  for (const char* op : {"estimate", "presets", "preset", "schema", "export_config", "export_csv",
-                         "search", "search_merge", "whatif", "scale_system"}) {
-    EXPECT_NE(call_json_interop(op, "{}").find("unknown operation"), std::string::npos) << op;
+  for (const char* op : {"estimate", "presets", "preset", "schema", "export_config", "export_csv"}) {
+    EXPECT_NE(call_json_tools(op, "{}").find("unknown operation"), std::string::npos) << op;
     EXPECT_EQ(call_json_page(op, "{}").find("unknown operation"), std::string::npos) << op;
   }
 }

@@ -99,10 +99,10 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
     it('imports a pasted Megatron-LM command line into the form, with the importer\'s notes', async () => {
       const script = fs.readFileSync(path.join(data, 'megatron/llama3_8b_fp8.sh'), 'utf8');
       const { page, context, problems, requested } = await openPage(browser, url);
-      // The import/export module is not part of the first load; the first import fetches it.
-      const interopLoads = () => requested.filter((u) => u.endsWith('/trainsim_interop.wasm')).length;
+      // The tools' module is not part of the first load; the first import fetches it.
+      const toolLoads = () => requested.filter((u) => u.endsWith('/trainsim_tools.wasm')).length;
       assert.ok(requested.some((u) => u.endsWith('/trainsim_web.wasm')), 'the page\'s module was loaded');
-      assert.equal(interopLoads(), 0, 'the import/export module was loaded before any import');
+      assert.equal(toolLoads(), 0, 'the tools\' module was loaded before any tool was used');
       await page.click('#open-import');
       assert.equal(await page.isVisible('#import-dialog'), true);
       await page.click('#import-kind-megatron');
@@ -110,7 +110,7 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       await page.selectOption('#import-megatron-system', 'h100-sxm-80gb');
       await act(page, () => page.click('#import-run'));
       assert.match(await page.textContent('#import-outcome .outcome.good'), /Imported from Megatron-LM/);
-      assert.equal(interopLoads(), 1, 'the first import loads the import/export module once');
+      assert.equal(toolLoads(), 1, 'the first import loads the tools\' module once');
       assert.ok(await page.locator('#import-outcome .outcome.notes li').count() >= 1, 'the importer\'s notes are listed');
       const expected = cli(binary, ['import', 'megatron'], script).result.config;
       const form = {

@@ -34,18 +34,18 @@ site="$build/wasm/site"
 echo "== payload size (gzip -9)"
 # What the page loads before its first estimate: its own modules plus
 # trainsim_web.mjs/.wasm (the single-file trainsim_wasm.mjs in the site is for
-# node and embedders). trainsim_interop.mjs/.wasm (the importers and the
-# Megatron export) loads only when an import or export first needs it: its
-# size is reported beside the first load.
+# node and embedders). trainsim_tools.mjs/.wasm (search, what-if, imports,
+# Megatron export) loads only when a tool is first used: its size is reported
+# beside the first load.
 gz() { gzip -9c "$1" | wc -c; }
 payload=0
 while IFS= read -r file; do
   payload=$((payload + $(gz "$file")))
 done < <(find "$site" -name '*.js' -o -name 'trainsim_web.mjs' -o -name 'trainsim_web.wasm' | sort)
 module=$(cat "$site/trainsim_web.mjs" "$site/trainsim_web.wasm" | gzip -9c | wc -c)
-interop=$(( $(gz "$site/trainsim_interop.mjs") + $(gz "$site/trainsim_interop.wasm") ))
+tools=$(( $(gz "$site/trainsim_tools.mjs") + $(gz "$site/trainsim_tools.wasm") ))
 echo "WASM+JS payload: $payload bytes gzipped ($((payload / 1024)) KiB; engine $((module / 1024)) KiB), limit $((max_payload_bytes / 1024)) KiB"
-echo "import/export module (loaded on first use): $interop bytes gzipped ($((interop / 1024)) KiB)"
+echo "tools module (search, what-if, import/export; loaded on first use): $tools bytes gzipped ($((tools / 1024)) KiB)"
 if [ "$payload" -le "$max_payload_bytes" ]; then record "payload size" passed; else record "payload size" failed; fi
 echo "== native CLI"
 cli="$build/native/core/trainsim"

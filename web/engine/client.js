@@ -45,7 +45,7 @@ function workerBackend() {
 function inPageBackend() {
   const modules = moduleSet(
     () => import('../trainsim_web.mjs').then((m) => m.default()),
-    () => import('../trainsim_interop.mjs').then((m) => m.default()),
+    () => import('../trainsim_tools.mjs').then((m) => m.default()),
   );
   return (op, input) => modules.run(op, input);
 }

@@ -2,24 +2,26 @@
 // envelope text (the op names and their inputs are the core's, see
 // core/include/trainsim/trainsim.h and the `schema` op). Shared by the
 // workers and the in-page fallback; the client parses the text.
-// The page has two modules: trainsim_web answers every op but the imports and
-// the Megatron export, which trainsim_interop answers; that one is loaded on
-// the first call that needs it, so the first download leaves it out.
+// The page has two modules: trainsim_web answers the calculator's ops and
+// trainsim_tools the tools' (search, what-if, imports, Megatron export); that
+// one is loaded on the first call that needs it, so the first download leaves
+// it out.
 // Besides the core's ops, a worker answers two of its own: 'version'
 // (Module.version()) and 'ready' (the page's module has loaded).
-export const INTEROP_OPS = new Set(['import_hf', 'import_megatron', 'import_simumax', 'export_megatron']);
+export const TOOL_OPS = new Set(['search', 'search_merge', 'whatif', 'scale_system',
+  'import_hf', 'import_megatron', 'import_simumax', 'export_megatron']);
 
-// loadPage() and loadInterop() each return a promise of a created module.
-export function moduleSet(loadPage, loadInterop) {
+// loadPage() and loadTools() each return a promise of a created module.
+export function moduleSet(loadPage, loadTools) {
   let page = loadPage();
-  let interop = null;
-  const interopModule = () => {
+  let tools = null;
+  const toolsModule = () => {
     // A failed download is tried again on the next call.
-    interop ??= loadInterop().catch((error) => {
-      interop = null;
+    tools ??= loadTools().catch((error) => {
+      tools = null;
       throw error;
     });
-    return interop;
+    return tools;
   };
   return {
     async run(op, input) {
@@ -27,14 +29,14 @@ export function moduleSet(loadPage, loadInterop) {
         await page;
         return true;
       }
-      const module = await (INTEROP_OPS.has(op) ? interopModule() : page);
+      const module = await (TOOL_OPS.has(op) ? toolsModule() : page);
       if (op === 'version') return module.version();
       return module.call(op, typeof input === 'string' ? input : '');
     },
     // A trap or abort leaves a module unusable: the next calls get fresh ones.
     reset() {
       page = loadPage();
-      interop = null;
+      tools = null;
     },
   };
 }

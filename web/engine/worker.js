@@ -6,7 +6,7 @@ import { moduleSet } from './ops.js';
 
 const modules = moduleSet(
   () => createTrainsim(),
-  () => import('../trainsim_interop.mjs').then((m) => m.default()),
+  () => import('../trainsim_tools.mjs').then((m) => m.default()),
 );
 
 self.onmessage = async ({ data }) => {

@@ -35,12 +35,13 @@ ApiResult call(std::string_view op, std::string_view input);
 std::string call_json(std::string_view op, std::string_view input);
 
 /// call_json restricted to one group of ops, for the page's two WebAssembly
-/// modules: the page's (every op but the four below) and the import/export one
-/// (import_hf, import_megatron, import_simumax, export_megatron), which the
-/// page loads when an import or export first needs it. Another op is an
-/// unknown-op error envelope naming the group's ops.
+/// modules: the calculator's (estimate, presets, preset, schema, export_config,
+/// export_csv) and the tools' (search, search_merge, whatif, scale_system,
+/// import_hf, import_megatron, import_simumax, export_megatron), which the page
+/// loads when a tool is first used. Another op is an unknown-op error envelope
+/// naming the group's ops.
 std::string call_json_page(std::string_view op, std::string_view input);
-std::string call_json_interop(std::string_view op, std::string_view input);
+std::string call_json_tools(std::string_view op, std::string_view input);
 
 /// Parses, validates and estimates one configuration document.
 /// Example: estimate_json(R"({"model":"llama3-8b","training":{...},"system":"h100-sxm-80gb"})")

@@ -21,10 +21,11 @@ struct Op {
 };
 
 // Adding an operation: write it (api/*_ops.cpp) and add its row to one of the
-// two groups. The page's WebAssembly module links only the page's group and
-// loads the import/export group as a second module when a dialog first needs
-// it (wasm/CMakeLists.txt), so the first download stays small; the CLI, the
-// C++ API and the single-file module for embedders have both.
+// two groups. The page's first WebAssembly module links only the calculator's
+// group; the tools' group (search, what-if, imports, Megatron export) is a
+// second module that the page loads when a tool is first used
+// (wasm/CMakeLists.txt), so the first download leaves their code out. The CLI,
+// the C++ API and the single-file module for embedders have both.
 constexpr std::array kPageOps = {
     Op{"estimate", &api::estimate},
     Op{"presets", &api::presets},
@@ -32,12 +33,12 @@ constexpr std::array kPageOps = {
     Op{"schema", &api::describe_schema},
     Op{"export_config", &api::export_config},
     Op{"export_csv", &api::export_csv},
+};
+constexpr std::array kToolOps = {
     Op{"search", &api::search},
     Op{"search_merge", &api::search_merge},
     Op{"whatif", &api::whatif},
     Op{"scale_system", &api::scale_system},
-};
-constexpr std::array kInteropOps = {
     Op{"import_hf", &api::import_hf},
     Op{"import_megatron", &api::import_megatron_document},
     Op{"import_simumax", &api::import_simumax_document},
@@ -73,15 +74,15 @@ ApiResult call_among(std::string_view op, std::string_view input, const std::arr
 }  // namespace
 
 ApiResult call(std::string_view op, std::string_view input) {
-  return call_among(op, input, kPageOps, kInteropOps);
+  return call_among(op, input, kPageOps, kToolOps);
 }
 
 std::string call_json_page(std::string_view op, std::string_view input) {
   return call_among(op, input, kPageOps).envelope;
 }
 
-std::string call_json_interop(std::string_view op, std::string_view input) {
-  return call_among(op, input, kInteropOps).envelope;
+std::string call_json_tools(std::string_view op, std::string_view input) {
+  return call_among(op, input, kToolOps).envelope;
 }
 
 std::string call_json(std::string_view op, std::string_view input) {
