@@ -262,7 +262,8 @@ PipelineRun pipeline_run_lower_bound(const PipelineRunInput& in) {
 }
 
 ScheduleInFlight schedule_in_flight(const Config& config,
-                                    const std::vector<std::vector<double>>& stored_bytes) {
+                                    const std::vector<std::vector<double>>& stored_bytes,
+                                    const std::vector<std::vector<PassOverBytes>>& pass_bytes) {
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
   ScheduleInFlight out;
@@ -274,8 +275,10 @@ ScheduleInFlight schedule_in_flight(const Config& config,
   options.weight_kept_fraction = out.weight_kept_fraction;
   const ScheduleOrders orders =
       make_schedule_orders(p.schedule, p.pp, p.vpp, t.num_micro_batches, options);
-  for (const ActivationPeak& peak : activation_peaks(orders, out.weight_kept_fraction, stored_bytes)) {
-    out.ranks.push_back({peak.in_flight_per_chunk, peak.waiting_per_chunk});
+  for (const ActivationPeak& peak :
+       activation_peaks(orders, out.weight_kept_fraction, stored_bytes, pass_bytes)) {
+    out.ranks.push_back({peak.in_flight_per_chunk, peak.waiting_per_chunk, peak.peak_alive,
+                         peak.peak_waiting, peak.running_chunk, peak.running_backward});
   }
   return out;
 }
