@@ -13,8 +13,8 @@
 
 namespace {
 
-using trainsim::AllocEvent;
 using trainsim::AllocatorOptions;
+using trainsim::AllocEvent;
 
 std::vector<AllocEvent> training_like_trace(int64_t target_events) {
   std::mt19937_64 rng(7);
@@ -24,8 +24,8 @@ std::vector<AllocEvent> training_like_trace(int64_t target_events) {
   const auto activation = [&rng]() -> int64_t {
     const int kind = std::uniform_int_distribution<int>(0, 9)(rng);
     const int64_t seq = 4096 - 64 * std::uniform_int_distribution<int64_t>(0, 3)(rng);
-    if (kind < 5) return seq * 4096 * 2;      // ~32 MiB
-    if (kind < 8) return seq * 14336 * 2;     // ~112 MiB
+    if (kind < 5) return seq * 4096 * 2;                            // ~32 MiB
+    if (kind < 8) return seq * 14336 * 2;                           // ~112 MiB
     return std::uniform_int_distribution<int64_t>(256, kMiB)(rng);  // small
   };
   std::vector<AllocEvent> trace;
@@ -74,8 +74,12 @@ void BM_ReplayTrainingLikeTrace(benchmark::State& state, bool expandable) {
   state.counters["peak_reserved_GiB"] = static_cast<double>(reserved) / (1 << 30);
 }
 BENCHMARK_CAPTURE(BM_ReplayTrainingLikeTrace, cudaMalloc_segments, false)
-    ->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReplayTrainingLikeTrace, expandable_segments, true)
-    ->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -57,7 +57,8 @@ int64_t random_size(std::mt19937_64& rng) {
   return std::uniform_int_distribution<int64_t>(1, top)(rng);
 }
 
-void check_consistent(const CachingAllocatorSim& sim, const std::vector<std::pair<int64_t, int64_t>>& live,
+void check_consistent(const CachingAllocatorSim& sim,
+                      const std::vector<std::pair<int64_t, int64_t>>& live,
                       const AllocatorOptions& options, bool check_segments) {
   const AllocatorStats& s = sim.stats();
   ASSERT_GE(s.reserved_bytes, s.allocated_bytes);

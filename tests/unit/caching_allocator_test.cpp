@@ -4,11 +4,12 @@
 // core/src/memory/caching_allocator.h): round_size, get_allocation_size,
 // get_free_block, should_split, free_block, the malloc retry ladder and the
 // expandable-segment functions.
+#include "memory/caching_allocator.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "memory/caching_allocator.h"
 #include "trainsim/issue.h"
 
 namespace trainsim {
@@ -22,7 +23,9 @@ TEST(CachingAllocator, RoundSizeAndAllocationSize) {
   EXPECT_EQ(CachingAllocatorSim::round_size(512, 0), 512);
   EXPECT_EQ(CachingAllocatorSim::round_size(513, 0), 1024);
   // roundup_power2_divisions:4 applies above 4 * 512 B: 1200 KiB lies in
-  // [1 MiB, 2 MiB), cut into 256 KiB steps -> 1.25 MiB. 1200 B stays at 1536 B.
+  // [1 MiB, 2 MiB), cut into 256 KiB steps -> 1.25 MiB. 1200 B is not above
+  // 4 * 512 B, so it gets 512 B rounding, 1536 B (the docs' "1200 -> 1280"
+  // example shows roundup_power2_next_division without that floor).
   EXPECT_EQ(CachingAllocatorSim::round_size(1200 * 1024, 4), 1280 * 1024);
   EXPECT_EQ(CachingAllocatorSim::round_size(1200, 4), 1536);
   EXPECT_EQ(CachingAllocatorSim::round_size(4 * MiB, 4), 4 * MiB);  // powers of two stay
@@ -285,7 +288,7 @@ TEST(CachingAllocator, ZeroByteRequestsTakeNoBlock) {
 TEST(CachingAllocator, InvalidTracesThrowInternalError) {
   EXPECT_THROW(replay({{1, 0, true}}, AllocatorOptions{}), InternalError);  // unknown id
   EXPECT_THROW(replay({{1, 4096, false}, {1, 0, true}, {1, 0, true}}, AllocatorOptions{}),
-               InternalError);                                             // double free
+               InternalError);                                                // double free
   EXPECT_THROW(replay({{1, -1, false}}, AllocatorOptions{}), InternalError);  // negative size
   EXPECT_THROW(replay({{1, 4096, false}, {1, 4096, false}}, AllocatorOptions{}), InternalError);
   AllocatorOptions bad;

@@ -88,7 +88,8 @@ def run_child(path, conf, capacity_gib):
         command += ["--capacity-gib", str(capacity_gib)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        return {"trace": os.path.basename(path), "conf": conf, "error": done.stderr.strip()[-2000:]}
+        lines = done.stderr.strip().splitlines() or ["exit status %d" % done.returncode]
+        return {"trace": os.path.basename(path), "conf": conf, "error": lines[-1]}
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -33,9 +33,10 @@ std::vector<AllocEvent> load_trace(const std::string& path) {
 
 std::vector<std::filesystem::path> trace_files() {
   const char* override_dir = std::getenv("TRAINSIM_ALLOCATOR_TRACE_DIR");
-  const std::filesystem::path dir = override_dir != nullptr
-                                        ? std::filesystem::path(override_dir)
-                                        : std::filesystem::path(testing::test_data_path("validation/data/allocator_traces"));
+  const std::filesystem::path dir =
+      override_dir != nullptr
+          ? std::filesystem::path(override_dir)
+          : std::filesystem::path(testing::test_data_path("validation/data/allocator_traces"));
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
@@ -49,7 +50,9 @@ double mib(int64_t bytes) { return static_cast<double>(bytes) / static_cast<doub
 TEST(AllocatorTraces, PrintSimulatedFigures) {
   const std::vector<std::filesystem::path> files = trace_files();
   ASSERT_GE(files.size(), 3U);
-  std::printf("trace | conf | max_alloc_MiB | max_reserved_MiB | reserved_end_MiB | segments | retries | oom_event\n");
+  std::printf(
+      "trace | conf | max_alloc_MiB | max_reserved_MiB | reserved_end_MiB | segments | retries | "
+      "oom_event\n");
   for (const std::filesystem::path& file : files) {
     const std::vector<AllocEvent> events = load_trace(file.string());
     for (const bool expandable : {false, true}) {
@@ -57,10 +60,11 @@ TEST(AllocatorTraces, PrintSimulatedFigures) {
       options.expandable_segments = expandable;
       const AllocatorReplay r = replay(events, options);
       const AllocatorStats& s = r.stats;
-      std::printf("%s | %s | %.2f | %.2f | %.2f | %lld | %lld | %s\n", file.filename().string().c_str(),
-                  expandable ? "expandable_segments:True" : "(default)", mib(s.peak_allocated_bytes),
-                  mib(s.peak_reserved_bytes), mib(s.reserved_bytes), static_cast<long long>(s.segments),
-                  static_cast<long long>(s.num_alloc_retries),
+      std::printf("%s | %s | %.2f | %.2f | %.2f | %lld | %lld | %s\n",
+                  file.filename().string().c_str(),
+                  expandable ? "expandable_segments:True" : "(default)",
+                  mib(s.peak_allocated_bytes), mib(s.peak_reserved_bytes), mib(s.reserved_bytes),
+                  static_cast<long long>(s.segments), static_cast<long long>(s.num_alloc_retries),
                   r.oom ? std::to_string(r.oom_event_index).c_str() : "None");
       EXPECT_FALSE(r.oom) << file;
       EXPECT_GE(s.peak_reserved_bytes, s.peak_allocated_bytes) << file;

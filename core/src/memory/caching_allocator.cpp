@@ -36,8 +36,9 @@ CachingAllocatorSim::CachingAllocatorSim(const AllocatorOptions& options)
       unmapped_{AddressSet(&node_pool_), AddressSet(&node_pool_)} {
   // AllocatorConfig::parseMaxSplitSize / parseMaxNonSplitRoundingSize reject
   // values under kLargeBuffer; parseRoundUpPower2Divisions wants powers of two.
-  TRAINSIM_CHECK(!options.max_split_size_bytes || *options.max_split_size_bytes >= kAllocLargeSegmentBytes,
-                 "caching allocator: max_split_size must be at least 20 MiB");
+  TRAINSIM_CHECK(
+      !options.max_split_size_bytes || *options.max_split_size_bytes >= kAllocLargeSegmentBytes,
+      "caching allocator: max_split_size must be at least 20 MiB");
   TRAINSIM_CHECK(options.max_non_split_rounding_bytes >= kAllocLargeSegmentBytes,
                  "caching allocator: max_non_split_rounding must be at least 20 MiB");
   TRAINSIM_CHECK(options.roundup_power2_divisions == 0 ||
@@ -53,7 +54,9 @@ CachingAllocatorSim::CachingAllocatorSim(const AllocatorOptions& options)
 // roundup_power2_next_division (the power-of-two interval holding the size cut
 // into N steps); otherwise the next multiple of 512 B. PyTorch at eb42ad6e
 // tested `divisions > 0`, which returned sizes unrounded for N = 1; later
-// versions test `divisions > 1`, as here.
+// versions test `divisions > 1`, as here. The docs' example (1200 B -> 1280 B
+// with 4 divisions) is roundup_power2_next_division alone: round_size only
+// applies it above 512 * N bytes, so 1200 B becomes 1536 B.
 int64_t CachingAllocatorSim::round_size(int64_t size_bytes, int64_t divisions) {
   if (size_bytes < kAllocMinBlockBytes) return kAllocMinBlockBytes;
   if (divisions > 1 && size_bytes > kAllocMinBlockBytes * divisions) {
@@ -71,7 +74,8 @@ int64_t CachingAllocatorSim::round_size(int64_t size_bytes, int64_t divisions) {
 int64_t CachingAllocatorSim::allocation_size(int64_t rounded_bytes) {
   if (rounded_bytes <= kAllocSmallRequestMaxBytes) return kAllocSmallSegmentBytes;
   if (rounded_bytes < kAllocMinLargeAllocBytes) return kAllocLargeSegmentBytes;
-  return kAllocLargeRoundBytes * ((rounded_bytes + kAllocLargeRoundBytes - 1) / kAllocLargeRoundBytes);
+  return kAllocLargeRoundBytes *
+         ((rounded_bytes + kAllocLargeRoundBytes - 1) / kAllocLargeRoundBytes);
 }
 
 int64_t CachingAllocatorSim::max_split() const {
@@ -126,7 +130,8 @@ bool CachingAllocatorSim::allocate(int64_t id, int64_t size_bytes) {
     return true;
   }
   const int64_t size = round_size(size_bytes, options_.roundup_power2_divisions);
-  const PoolKind pool = size <= kAllocSmallRequestMaxBytes ? PoolKind::kSmall : PoolKind::kLarge;  // get_pool
+  const PoolKind pool =
+      size <= kAllocSmallRequestMaxBytes ? PoolKind::kSmall : PoolKind::kLarge;  // get_pool
   const int64_t alloc_size = allocation_size(size);
 
   int32_t block = get_free_block(pool, size);
@@ -170,7 +175,8 @@ int32_t CachingAllocatorSim::get_free_block(PoolKind pool, int64_t size) {
   }
   const int64_t limit = max_split();
   if (size < limit && it->size_bytes >= limit) return kNoBlock;
-  if (size >= limit && it->size_bytes >= size + options_.max_non_split_rounding_bytes) return kNoBlock;
+  if (size >= limit && it->size_bytes >= size + options_.max_non_split_rounding_bytes)
+    return kNoBlock;
   const int32_t index = it->block;
   set.erase(it);
   return index;
@@ -178,10 +184,12 @@ int32_t CachingAllocatorSim::get_free_block(PoolKind pool, int64_t size) {
 
 // alloc_block: a new cudaMalloc segment of get_allocation_size bytes, or with
 // expandable segments more mapped pages (try_allocate_expandable_block).
-int32_t CachingAllocatorSim::alloc_block(PoolKind pool, int64_t size, int64_t alloc_size, bool is_retry) {
+int32_t CachingAllocatorSim::alloc_block(PoolKind pool, int64_t size, int64_t alloc_size,
+                                         bool is_retry) {
   if (is_retry) ++stats_.num_alloc_retries;
   if (options_.expandable_segments) return try_allocate_expandable_block(pool, size);
-  if (stats_.reserved_bytes + alloc_size > options_.capacity_bytes) return kNoBlock;  // cudaMalloc fails
+  if (stats_.reserved_bytes + alloc_size > options_.capacity_bytes)
+    return kNoBlock;  // cudaMalloc fails
   Block segment;
   segment.address = next_address_;
   segment.size_bytes = alloc_size;
@@ -208,7 +216,8 @@ bool CachingAllocatorSim::should_split(const Block& block, int64_t size) const {
 // alloc_found_block: the front `size` bytes become the allocation, the rest
 // stays cached in the pool; inactive_split tracks free pieces of split
 // cudaMalloc segments (expandable blocks are left out, as upstream).
-int32_t CachingAllocatorSim::alloc_found_block(int32_t index, int64_t size, int64_t requested, bool split) {
+int32_t CachingAllocatorSim::alloc_found_block(int32_t index, int64_t size, int64_t requested,
+                                               bool split) {
   const bool already_split = blocks_[index].is_split();
   const bool expandable = blocks_[index].expandable();
   int32_t served = index;
@@ -244,7 +253,8 @@ int32_t CachingAllocatorSim::alloc_found_block(int32_t index, int64_t size, int6
 
 void CachingAllocatorSim::free(int64_t id) {
   const int32_t index = live_.erase(id);
-  TRAINSIM_CHECK(index != kNoBlock, "caching allocator: free of an id that is not live (unknown or freed twice)");
+  TRAINSIM_CHECK(index != kNoBlock,
+                 "caching allocator: free of an id that is not live (unknown or freed twice)");
   if (index != kZeroSizeBlock) {
     Block& b = blocks_[index];
     b.allocated = false;
@@ -320,7 +330,8 @@ bool CachingAllocatorSim::release_available_cached_blocks(PoolKind pool, int64_t
   if (it != set.end() && !blocks_[it->block].expandable()) {
     // Oversize cached blocks are whole segments: requests under the limit
     // never take them and requests over it never split them.
-    TRAINSIM_CHECK(!blocks_[it->block].is_split(), "caching allocator: oversize cached block is split");
+    TRAINSIM_CHECK(!blocks_[it->block].is_split(),
+                   "caching allocator: oversize cached block is split");
     release_block(it->block);
     return true;
   }
@@ -376,12 +387,6 @@ void CachingAllocatorSim::release_block(int32_t index) {
   --stats_.segments;
   ++stats_.num_device_free;
   recycle_block(index);
-}
-
-int64_t CachingAllocatorSim::block_bytes(int64_t id) const {
-  const int32_t index = live_.find(id);
-  TRAINSIM_CHECK(index != kNoBlock, "caching allocator: block_bytes of an id that is not live");
-  return index == kZeroSizeBlock ? 0 : blocks_[index].size_bytes;
 }
 
 }  // namespace trainsim

@@ -38,17 +38,18 @@ namespace trainsim {
 
 inline constexpr int64_t kMiB = 1024 * 1024;
 // Constants at the top of CUDACachingAllocator.cpp.
-inline constexpr int64_t kAllocMinBlockBytes = 512;                 // kMinBlockSize
-inline constexpr int64_t kAllocSmallRequestMaxBytes = 1 * kMiB;     // kSmallSize
-inline constexpr int64_t kAllocSmallSegmentBytes = 2 * kMiB;        // kSmallBuffer
-inline constexpr int64_t kAllocLargeSegmentBytes = 20 * kMiB;       // kLargeBuffer
-inline constexpr int64_t kAllocMinLargeAllocBytes = 10 * kMiB;      // kMinLargeAlloc
-inline constexpr int64_t kAllocLargeRoundBytes = 2 * kMiB;          // kRoundLarge
+inline constexpr int64_t kAllocMinBlockBytes = 512;              // kMinBlockSize
+inline constexpr int64_t kAllocSmallRequestMaxBytes = 1 * kMiB;  // kSmallSize
+inline constexpr int64_t kAllocSmallSegmentBytes = 2 * kMiB;     // kSmallBuffer
+inline constexpr int64_t kAllocLargeSegmentBytes = 20 * kMiB;    // kLargeBuffer
+inline constexpr int64_t kAllocMinLargeAllocBytes = 10 * kMiB;   // kMinLargeAlloc
+inline constexpr int64_t kAllocLargeRoundBytes = 2 * kMiB;       // kRoundLarge
 
 // PYTORCH_CUDA_ALLOC_CONF, as parsed by AllocatorConfig::parseArgs.
 struct AllocatorOptions {
-  bool expandable_segments = false;            // expandable_segments:True
-  std::optional<int64_t> max_split_size_bytes;  // max_split_size_mb * MiB (>= 20 MiB); unset: unlimited
+  bool expandable_segments = false;  // expandable_segments:True
+  std::optional<int64_t>
+      max_split_size_bytes;  // max_split_size_mb * MiB (>= 20 MiB); unset: unlimited
   int64_t max_non_split_rounding_bytes = kAllocLargeSegmentBytes;  // max_non_split_rounding_mb
   // roundup_power2_divisions:N (0 or a power of two; 0 and 1 leave 512 B
   // rounding). PyTorch also takes one value per power-of-two interval from
@@ -86,8 +87,8 @@ struct AllocatorStats {
   int64_t peak_allocations = 0;
   int64_t segments = 0;  // segment.current: cudaMalloc'ed segments (expandable ranges not counted)
   int64_t peak_segments = 0;
-  int64_t expandable_ranges = 0;      // live ExpandableSegments (virtual ranges)
-  int64_t inactive_split_bytes = 0;   // free blocks of split segments (not expandable)
+  int64_t expandable_ranges = 0;     // live ExpandableSegments (virtual ranges)
+  int64_t inactive_split_bytes = 0;  // free blocks of split segments (not expandable)
   int64_t peak_inactive_split_bytes = 0;
   int64_t inactive_split_blocks = 0;
   int64_t num_device_alloc = 0;   // cudaMalloc calls and page mappings
@@ -135,7 +136,9 @@ class CachingAllocatorSim {
 
   int32_t new_block(const Block& init);
   void recycle_block(int32_t index);
-  caching_allocator_detail::SizeSet& free_set(PoolKind pool) { return free_[static_cast<int>(pool)]; }
+  caching_allocator_detail::SizeSet& free_set(PoolKind pool) {
+    return free_[static_cast<int>(pool)];
+  }
   caching_allocator_detail::AddressSet& unmapped_set(PoolKind pool) {
     return unmapped_[static_cast<int>(pool)];
   }
@@ -179,7 +182,7 @@ class CachingAllocatorSim {
   caching_allocator_detail::AddressSet unmapped_[2];
 };
 
-struct TimelinePoint {  // maxima over the events since the previous point
+struct TimelinePoint {      // maxima over the events since the previous point
   int64_t event_index = 0;  // last event covered
   int64_t allocated_bytes = 0;
   int64_t reserved_bytes = 0;

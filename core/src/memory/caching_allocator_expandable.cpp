@@ -75,7 +75,8 @@ int32_t CachingAllocatorSim::find_expandable_block(PoolKind pool, int64_t size) 
   ExpandableRange range;
   range.page_bytes = pool == PoolKind::kSmall ? kAllocSmallSegmentBytes : kAllocLargeSegmentBytes;
   const int64_t device = options_.capacity_bytes;
-  range.virtual_bytes = (device + device / 8 + range.page_bytes - 1) / range.page_bytes * range.page_bytes;
+  range.virtual_bytes =
+      (device + device / 8 + range.page_bytes - 1) / range.page_bytes * range.page_bytes;
   range.base_address = next_address_;
   range.live = true;
   next_address_ += range.virtual_bytes;

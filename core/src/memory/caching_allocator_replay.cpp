@@ -1,8 +1,9 @@
-// replay() over a trace and the live-id map of the caching-allocator replay
+// replay() over a trace, block_bytes() and the live-id map of the caching-allocator replay
 // (caching_allocator.h).
 #include <algorithm>
 
 #include "memory/caching_allocator.h"
+#include "trainsim/issue.h"
 
 namespace trainsim {
 
@@ -65,6 +66,14 @@ void IdMap::grow() {
 }
 
 }  // namespace caching_allocator_detail
+
+int64_t CachingAllocatorSim::block_bytes(int64_t id) const {
+  using caching_allocator_detail::kNoBlock;
+  using caching_allocator_detail::kZeroSizeBlock;
+  const int32_t index = live_.find(id);
+  TRAINSIM_CHECK(index != kNoBlock, "caching allocator: block_bytes of an id that is not live");
+  return index == kZeroSizeBlock ? 0 : blocks_[index].size_bytes;
+}
 
 AllocatorReplay replay(const std::vector<AllocEvent>& events, const AllocatorOptions& options) {
   AllocatorReplay out;
