@@ -18,7 +18,7 @@ using trainsim::AllocEvent;
 
 std::vector<AllocEvent> training_like_trace(int64_t target_events) {
   std::mt19937_64 rng(7);
-  constexpr int64_t kMiB = trainsim::kMiB;
+  constexpr int64_t kAllocMiB = trainsim::kAllocMiB;
   // Activation-like sizes: a few hidden-sized tensors (seq * hidden * 2 B at
   // slightly varying sequence lengths), MLP-wide ones, and small bias/norm ones.
   const auto activation = [&rng]() -> int64_t {
@@ -26,7 +26,7 @@ std::vector<AllocEvent> training_like_trace(int64_t target_events) {
     const int64_t seq = 4096 - 64 * std::uniform_int_distribution<int64_t>(0, 3)(rng);
     if (kind < 5) return seq * 4096 * 2;                            // ~32 MiB
     if (kind < 8) return seq * 14336 * 2;                           // ~112 MiB
-    return std::uniform_int_distribution<int64_t>(256, kMiB)(rng);  // small
+    return std::uniform_int_distribution<int64_t>(256, kAllocMiB)(rng);  // small
   };
   std::vector<AllocEvent> trace;
   trace.reserve(static_cast<size_t>(target_events) + 1024);

@@ -19,7 +19,7 @@
 namespace trainsim {
 namespace {
 
-constexpr int64_t MiB = kMiB;
+constexpr int64_t MiB = kAllocMiB;
 
 struct Case {
   std::string name;

@@ -15,7 +15,7 @@
 namespace trainsim {
 namespace {
 
-constexpr int64_t MiB = kMiB;
+constexpr int64_t MiB = kAllocMiB;
 
 TEST(CachingAllocator, RoundSizeAndAllocationSize) {
   // round_size: under 512 B -> 512 B, else the next multiple of 512 B.

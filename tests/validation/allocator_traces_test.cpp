@@ -45,7 +45,7 @@ std::vector<std::filesystem::path> trace_files() {
   return files;
 }
 
-double mib(int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kMiB); }
+double mib(int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kAllocMiB); }
 
 TEST(AllocatorTraces, PrintSimulatedFigures) {
   const std::vector<std::filesystem::path> files = trace_files();

@@ -36,14 +36,14 @@
 
 namespace trainsim {
 
-inline constexpr int64_t kMiB = 1024 * 1024;
+inline constexpr int64_t kAllocMiB = 1024 * 1024;
 // Constants at the top of CUDACachingAllocator.cpp.
 inline constexpr int64_t kAllocMinBlockBytes = 512;              // kMinBlockSize
-inline constexpr int64_t kAllocSmallRequestMaxBytes = 1 * kMiB;  // kSmallSize
-inline constexpr int64_t kAllocSmallSegmentBytes = 2 * kMiB;     // kSmallBuffer
-inline constexpr int64_t kAllocLargeSegmentBytes = 20 * kMiB;    // kLargeBuffer
-inline constexpr int64_t kAllocMinLargeAllocBytes = 10 * kMiB;   // kMinLargeAlloc
-inline constexpr int64_t kAllocLargeRoundBytes = 2 * kMiB;       // kRoundLarge
+inline constexpr int64_t kAllocSmallRequestMaxBytes = 1 * kAllocMiB;  // kSmallSize
+inline constexpr int64_t kAllocSmallSegmentBytes = 2 * kAllocMiB;     // kSmallBuffer
+inline constexpr int64_t kAllocLargeSegmentBytes = 20 * kAllocMiB;    // kLargeBuffer
+inline constexpr int64_t kAllocMinLargeAllocBytes = 10 * kAllocMiB;   // kMinLargeAlloc
+inline constexpr int64_t kAllocLargeRoundBytes = 2 * kAllocMiB;       // kRoundLarge
 
 // PYTORCH_CUDA_ALLOC_CONF, as parsed by AllocatorConfig::parseArgs.
 struct AllocatorOptions {

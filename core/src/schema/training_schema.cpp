@@ -159,6 +159,10 @@ const Table<TrainingInput>& training_table() {
                 false, 1.0, {"", "MoE capacity factor", "Megatron-LM --moe-expert-capacity-factor; 0 = dropless"}),
       F::boolean("moe_permute_probs_fused", TRAINSIM_AT(spec.moe.permute_probs_fused),
                  {"", "MoE fused permute", "router probabilities applied inside the expert activation (Megatron-Core >= 0.14)"}),
+      F::boolean("expandable_segments", TRAINSIM_AT(spec.expandable_segments),
+                 {"", "Expandable segments", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows one segment per stream instead of caching fixed segments (less fragmentation)"}),
+      F::boolean("nccl_nvls", TRAINSIM_AT(spec.nccl_nvls),
+                 {"", "NCCL NVLS", "NCCL_NVLS_ENABLE: NVLink SHARP buffers on systems that have it (about 1 GiB per communicator); false = NCCL_NVLS_ENABLE=0"}),
   };
   return table;
 }
