@@ -62,6 +62,7 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   if (options.allocator_replay) {
     ReplayOptions replay;
     replay.describe = options.describe;
+    replay.find_need = options.memory_need;
     replay_stage_memory(config, plan, result.memory.stages, replay);
   } else {
     lower_bound_reserved(config, result.memory.stages);

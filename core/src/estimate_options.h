@@ -30,6 +30,9 @@ struct EstimateOptions {
   double memory_headroom = kDefaultMemoryHeadroom;
   /// When the plan does not fit, look for nearby plans that do (memory.suggestions).
   bool suggestions = true;
+  /// For a stage the allocator cannot serve, find the least capacity it runs in
+  /// (memory/stage_replay.h; false: one replay without a limit, an overstatement).
+  bool memory_need = true;
 };
 
 // cache: blocks shared across calls (see BlockCache for what must stay fixed);

@@ -126,6 +126,7 @@ class Explorer {
     quick_.model_summary = false;
     quick_.describe = false;
     quick_.suggestions = false;
+    quick_.memory_need = false;
     quick_.time_lower_bound = false;
     quick_.time_only_within_bytes = 0.0;
   }

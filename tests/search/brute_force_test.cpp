@@ -46,6 +46,26 @@ const BruteForceCase kCases[] = {
 
 class SearchBruteForceTest : public ::testing::TestWithParam<BruteForceCase> {};
 
+// The memory verdict of an estimate under another headroom (memory/verdict.h).
+bool fits_with_headroom(const Json& memory, double headroom) {
+  const Json& verdict = memory["verdict"];
+  if (verdict["status"] == "out_of_memory") return false;
+  for (const Json& stage : memory["stages"]) {
+    if (stage["allocator"]["alloc_retries"].get<int64_t>() > 0) return false;
+  }
+  return verdict["margin_bytes"].get<double>() >= headroom * verdict["usable_bytes"].get<double>();
+}
+
+// The verdict's lower bound: allocated instead of reserved memory.
+bool lower_bound_fits(const Json& memory, double headroom) {
+  const double usable = memory["verdict"]["usable_bytes"].get<double>();
+  for (const Json& stage : memory["stages"]) {
+    const double device = stage["peak_bytes"].get<double>() + stage["outside_allocator_bytes"].get<double>();
+    if (usable - device < headroom * usable) return false;
+  }
+  return true;
+}
+
 struct Brute {
   int64_t index;
   double iteration_s, peak_bytes, tokens_per_s_per_gpu;
@@ -60,7 +80,7 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   const Enumeration all = enumerate_candidates(request.spec);
   const StaticMemoryBound bound(request.spec.model);
   std::vector<Brute> fits;
-  int64_t infeasible = 0, pruned = 0;
+  int64_t infeasible = 0, pruned = 0, evaluated = 0, lower_bound_infeasible = 0;
   for (size_t i = 0; i < all.candidates.size(); ++i) {
     const Json config = report::candidate_config_json(request, all.candidates[i]);
     const Json estimate = Json::parse(estimate_json(config.dump()));
@@ -69,22 +89,30 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
     const double peak = r["memory"]["peak_bytes"].get<double>();
     Config parsed;
     ASSERT_TRUE(parse_config(config.dump(), parsed, issues));
+    const bool verdict_fits = fits_with_headroom(r["memory"], request.spec.memory_headroom);
     if (bound.lower_bound_bytes(parsed) > budget) {
       ++pruned;
       EXPECT_GT(peak, budget) << "pruned a plan that fits: " << config;
+      EXPECT_FALSE(verdict_fits) << "pruned a plan that fits: " << config;
       continue;
     }
-    if (peak > budget) {
+    ++evaluated;
+    if (!lower_bound_fits(r["memory"], request.spec.memory_headroom)) ++lower_bound_infeasible;
+    if (!verdict_fits) {
       ++infeasible;
       continue;
     }
     fits.push_back({static_cast<int64_t>(i), r["time"]["iteration_s"].get<double>(), peak,
                     r["throughput"]["tokens_per_s_per_gpu"].get<double>()});
   }
+  // Feasible / infeasible count the verdict's lower bound (allocated + outside memory);
+  // the allocator replay runs for the plans the search times, and those it rejects
+  // are counted apart. Top K and Pareto front are exact over the replayed verdict.
   const Json& counts = result["counts"];
   EXPECT_EQ(counts["pruned"].get<int64_t>(), pruned);
-  EXPECT_EQ(counts["infeasible"].get<int64_t>(), infeasible);
-  EXPECT_EQ(counts["feasible"].get<int64_t>(), static_cast<int64_t>(fits.size()));
+  EXPECT_EQ(counts["infeasible"].get<int64_t>(), lower_bound_infeasible);
+  EXPECT_EQ(counts["feasible"].get<int64_t>() + counts["infeasible"].get<int64_t>(), evaluated);
+  EXPECT_LE(counts["rejected_by_replay"].get<int64_t>(), infeasible - lower_bound_infeasible);
   ASSERT_FALSE(fits.empty());
 
   // Top K by the objective, then peak memory, then enumeration order.
@@ -144,10 +172,13 @@ TEST(SearchBruteForceTest, PagesMergeIntoTheWholeSearch) {
   Json merged = Json::parse(search_merge_json(Json{{"pages", pages}}.dump()));
   // Each page simulates the pipelines its own top K and front need: "timed" adds
   // up to at least the whole search's. Everything else is identical.
+  // So does "rejected_by_replay" (timed plans the allocator replay finds not to fit).
   EXPECT_GE(merged["result"]["counts"]["timed"], whole["result"]["counts"]["timed"]);
   merged["result"]["counts"].erase("timed");
+  merged["result"]["counts"].erase("rejected_by_replay");
   Json expected = whole;
   expected["result"]["counts"].erase("timed");
+  expected["result"]["counts"].erase("rejected_by_replay");
   EXPECT_EQ(merged.dump(), expected.dump());
 }
 
@@ -155,7 +186,8 @@ TEST(SearchBruteForceTest, PointsListEveryFeasiblePlan) {
   Json document = Json::parse(kCases[0].search);
   document["include_points"] = true;
   const Json result = Json::parse(search_json(document.dump()))["result"];
-  EXPECT_EQ(result["points"]["rows"].size(), result["counts"]["feasible"].get<size_t>());
+  EXPECT_EQ(result["points"]["rows"].size(), result["counts"]["feasible"].get<size_t>() -
+                                                 result["counts"]["rejected_by_replay"].get<size_t>());
   EXPECT_EQ(result["counts"]["timed"], result["counts"]["feasible"]);
 }
 

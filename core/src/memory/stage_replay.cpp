@@ -20,6 +20,28 @@ AllocatorOptions allocator_options(const Config& config, double capacity_bytes) 
   return options;
 }
 
+// The replay at the least capacity (to within 1/2^kNeedBisections of the
+// range) the stage runs in: from the failed capacity up to what an unlimited
+// replay reserves, which always suffices.
+StageReplay least_capacity_replay(const StageTraceSpec& spec, const Config& config, double failed,
+                                  int64_t points, bool bisect) {
+  StageReplay best = replay_stage_trace(spec, allocator_options(config, 0.0), points);
+  if (!bisect) return best;
+  double low = failed;
+  double high = static_cast<double>(best.stats.peak_reserved_bytes);
+  for (int k = 0; k < kNeedBisections && high - low > 64.0 * 1024 * 1024; ++k) {
+    const double middle = std::floor((low + high) / 2.0);
+    StageReplay trial = replay_stage_trace(spec, allocator_options(config, middle), points);
+    if (trial.out_of_memory) {
+      low = middle;
+    } else {
+      high = middle;
+      best = std::move(trial);
+    }
+  }
+  return best;
+}
+
 std::string granularity_name(TraceGranularity g) {
   return g == TraceGranularity::kOp ? "op" : "layer";
 }
@@ -96,12 +118,11 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
       continue;
     }
     const StageTraceSpec spec{&plan, i, &t.statics, t.order, t.granularity};
-    StageReplay replay = replay_stage_trace(
-        spec, allocator_options(config, std::max(0.0, usable - s.outside_allocator_bytes) + 1.0), points);
+    const double capacity = std::max(0.0, usable - s.outside_allocator_bytes);
+    StageReplay replay = replay_stage_trace(spec, allocator_options(config, capacity + 1.0), points);
     if (replay.out_of_memory) {
-      // Replay without the limit to learn how much it would have reserved.
       a.out_of_memory = true;
-      replay = replay_stage_trace(spec, allocator_options(config, 0.0), points);
+      replay = least_capacity_replay(spec, config, capacity, points, options.find_need);
     }
     a.replayed = true;
     a.granularity = granularity_name(t.granularity);

@@ -6,9 +6,10 @@
 // Each stage's trace follows Megatron-LM's order for that rank (pass_order.h)
 // with the steady state cut to kSteadyCycles cycles (compressed_micro_batches);
 // the allocator may reserve the usable capacity less the memory outside it, so
-// its retry ladder (free the cache, then fail) plays out as on the GPU. A plan
-// it cannot serve is replayed once more without a limit to tell how much it
-// would have needed.
+// its retry ladder (free the cache, then fail) plays out as on the GPU. For a
+// stage it cannot serve, the least capacity it runs in is found by bisection
+// (kNeedBisections replays): that is its need, and reserved_bytes is what it
+// reserves there.
 #pragma once
 
 #include <cstdint>
@@ -27,10 +28,15 @@ inline constexpr int64_t kSteadyCycles = 2;
 // memory is reported as the allocated peak, with a note).
 inline constexpr int64_t kTraceEventBudget = 3'000'000;
 inline constexpr int64_t kStageTraceEventLimit = 12'000'000;
+inline constexpr int kNeedBisections = 8;
 
 struct ReplayOptions {
   bool describe = true;          ///< name the reserved peak and the timeline passes
   int64_t timeline_points = -1;  ///< per stage; < 0: clamp(2048 / stages, 8, 64); 0: none
+  /// A stage the allocator cannot serve: find by bisection the least capacity it
+  /// runs in (its need; false: replay once without a limit, which counts the cache
+  /// a real allocator would have freed on the way, so it overstates the need).
+  bool find_need = true;
 };
 
 // The trace of one stage as the replay builds it (the events are not stored).

@@ -24,7 +24,7 @@ std::string largest_consumers(const StageMemory& s) {
       {"weights", s.parameters_bytes},          {"gradients", s.gradients_bytes},
       {"working set of the peak op", s.transient_bytes},
       {"buffers and workspaces", s.buffers_bytes},
-      {"fragmentation", s.fragmentation_bytes},
+      {"reserved but unallocated", s.fragmentation_bytes},
   };
   for (const MemoryTerm& t : s.outside) parts.emplace_back(t.name, t.bytes);
   std::stable_sort(parts.begin(), parts.end(),
@@ -40,7 +40,7 @@ std::string largest_consumers(const StageMemory& s) {
 std::string describe_stage(const StageMemory& s, double usable) {
   std::string text = "stage " + std::to_string(s.stage) + " needs " + gib(s.device_bytes) +
                      " (allocator reserved " + gib(s.reserved_bytes) + ", of which " +
-                     gib(s.fragmentation_bytes) + " fragmentation, + " +
+                     gib(s.fragmentation_bytes) + " reserved but unallocated at its peak, + " +
                      gib(s.outside_allocator_bytes) + " outside PyTorch's allocator) of " +
                      gib(usable) + " usable; largest: " + largest_consumers(s);
   if (!s.peak_op.empty()) text += "; allocated memory peaks at " + s.peak_op;

@@ -17,7 +17,8 @@ using schema::describe_json_value;
 using schema::ObjectReader;
 
 constexpr const char* kEnumerationCounts[] = {"considered", "invalid", "candidates"};
-constexpr const char* kPageCounts[] = {"pruned", "evaluated", "infeasible", "feasible", "timed"};
+constexpr const char* kPageCounts[] = {"pruned", "evaluated", "infeasible", "feasible", "timed",
+                                       "rejected_by_replay"};
 constexpr const char* kPageReasons[] = {"pruned_by_reason", "infeasible_by_reason"};
 constexpr const char* kSameInEveryPage[] = {"objective", "top_k", "capacity_bytes",
                                             "memory_budget_bytes"};

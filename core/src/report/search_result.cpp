@@ -37,7 +37,8 @@ Json counts_json(const SearchCounts& c) {
           {"infeasible", c.infeasible},
           {"infeasible_by_reason", c.infeasible_by_reason},
           {"feasible", c.feasible},
-          {"timed", c.timed}};
+          {"timed", c.timed},
+          {"rejected_by_replay", c.rejected_by_replay}};
 }
 
 Json points_json(const std::vector<ScoredCandidate>& feasible) {

@@ -189,7 +189,7 @@ void read_model_and_system(ObjectReader& r, SearchRequest& request) {
 
 void read_ranking(ObjectReader& r, SearchRequest& request) {
   SearchSpec& spec = request.spec;
-  spec.memory_headroom = r.number_or("memory_headroom", 0.0, 0.0, 0.99, false);
+  spec.memory_headroom = r.number_or("memory_headroom", kDefaultMemoryHeadroom, 0.0, 0.99, false);
   spec.top_k = r.int_or("top_k", 10, 1, kMaxTopK);
   spec.objective = static_cast<SearchObjective>(r.enum_or("objective", search_objective_names().names, 0));
   if (const Json* page = r.raw("page")) {

@@ -8,8 +8,12 @@ CandidateMetrics metrics_of(const Estimate& e) {
           e.throughput.mfu};
 }
 
-EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
+EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool lower_bound) {
   EstimateOptions options;
+  options.memory_headroom = spec.memory_headroom;
+  options.suggestions = false;
+  // Screening: reserved = allocated (a lower bound); exact plans get the replay.
+  options.allocator_replay = !lower_bound;
   options.timeline = false;
   options.reference_formulas = false;
   options.model_summary = false;
@@ -37,23 +41,26 @@ BlockCache& CandidateEvaluator::cache_for(const Candidate& c) {
 Screening CandidateEvaluator::screen(const Candidate& c, CandidateMetrics& bound) {
   apply_candidate(spec_, c, config_);
   if (bound_.lower_bound_bytes(config_) > budget_bytes_) return Screening::kPruned;
-  const Estimate e = estimate_with(config_, fast_options(budget_bytes_, true), &cache_for(c));
-  if (e.memory.peak_bytes > budget_bytes_) {
+  const Estimate e = estimate_with(config_, fast_options(spec_, budget_bytes_, true), &cache_for(c));
+  if (e.memory.verdict.status != "fits") {
     return e.fits ? Screening::kExceedsHeadroom : Screening::kExceedsCapacity;
   }
   bound = metrics_of(e);
   return Screening::kFits;
 }
 
-CandidateMetrics CandidateEvaluator::exact(const Candidate& c) {
+CandidateMetrics CandidateEvaluator::exact(const Candidate& c, bool* fits) {
   apply_candidate(spec_, c, config_);
-  return metrics_of(estimate_with(config_, fast_options(0.0, false), &cache_for(c)));
+  const Estimate e = estimate_with(config_, fast_options(spec_, 0.0, false), &cache_for(c));
+  if (fits != nullptr) *fits = e.memory.verdict.status == "fits";
+  return metrics_of(e);
 }
 
 Estimate CandidateEvaluator::full(const Candidate& c) {
   apply_candidate(spec_, c, config_);
   EstimateOptions options;
   options.timeline = false;
+  options.memory_headroom = spec_.memory_headroom;
   return estimate_with(config_, options, nullptr);
 }
 

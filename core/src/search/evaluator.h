@@ -29,8 +29,9 @@ class CandidateEvaluator {
   // step time (and upper bounds of tokens/s and MFU) in `bound`.
   Screening screen(const Candidate& candidate, CandidateMetrics& bound);
 
-  // Exact metrics of a plan (pipeline simulated).
-  CandidateMetrics exact(const Candidate& candidate);
+  // Exact metrics of a plan (pipeline simulated); *fits: its memory verdict with the
+  // allocator replay is "fits" (the screening's verdict is a lower bound of the need).
+  CandidateMetrics exact(const Candidate& candidate, bool* fits = nullptr);
 
   // The full estimate, as estimate() gives it without the timeline (no shared blocks).
   Estimate full(const Candidate& candidate);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "memory/outside_memory.h"
 #include "search/enumerate.h"
 #include "search/evaluator.h"
 
@@ -19,12 +20,16 @@ struct Screened {
   Candidate candidate;
   CandidateMetrics bound;  ///< exact memory, step time lower bound
   bool timed = false;
+  bool fits = true;  ///< the replayed memory verdict (known once timed)
   CandidateMetrics exact;
 };
 
-void time_one(Screened& s, CandidateEvaluator& evaluator) {
-  s.exact = evaluator.exact(s.candidate);
+// Simulates a plan; one the allocator replay finds not to fit leaves the feasible plans.
+bool time_one(Screened& s, CandidateEvaluator& evaluator, SearchCounts& counts) {
+  s.exact = evaluator.exact(s.candidate, &s.fits);
   s.timed = true;
+  if (!s.fits) ++counts.rejected_by_replay;
+  return s.fits;
 }
 
 // True when a plan whose step time is at least bound.iteration_s ranks after `worst`.
@@ -38,7 +43,7 @@ bool cannot_beat(const CandidateMetrics& bound, const CandidateMetrics& worst,
 
 // Times plans best bound first until the K-th best exact plan beats every bound left.
 void time_top_k(std::vector<Screened>& fits, const SearchSpec& spec,
-                CandidateEvaluator& evaluator) {
+                CandidateEvaluator& evaluator, SearchCounts& counts) {
   std::vector<size_t> order(fits.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -53,7 +58,7 @@ void time_top_k(std::vector<Screened>& fits, const SearchSpec& spec,
   for (const size_t position : order) {
     Screened& s = fits[position];
     if (best.size() == k && cannot_beat(s.bound, best.front().metrics, spec.objective)) break;
-    time_one(s, evaluator);
+    if (!time_one(s, evaluator, counts)) continue;
     best.push_back({s.index, s.exact});
     std::push_heap(best.begin(), best.end(), worse);
     if (best.size() > k) {
@@ -65,7 +70,7 @@ void time_top_k(std::vector<Screened>& fits, const SearchSpec& spec,
 
 // Sweeps by peak memory: a plan whose step-time bound is above the fastest exact
 // plan using no more memory is not on the Pareto front.
-void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator) {
+void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator, SearchCounts& counts) {
   std::vector<size_t> order(fits.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -82,9 +87,9 @@ void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator) {
     Screened& s = fits[position];
     if (!s.timed) {
       if (fastest_s < s.bound.iteration_s * (1.0 - kBoundMargin)) continue;
-      time_one(s, evaluator);
+      time_one(s, evaluator, counts);
     }
-    fastest_s = std::min(fastest_s, s.exact.iteration_s);
+    if (s.fits) fastest_s = std::min(fastest_s, s.exact.iteration_s);
   }
 }
 
@@ -127,21 +132,24 @@ SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page, bool ke
   counts.candidates = total;
   out.page_begin = std::clamp<int64_t>(page.offset, 0, total);
   out.page_end = page.limit < 0 ? total : std::min(total, out.page_begin + page.limit);
-  out.memory_budget_bytes = spec.system.gpu.hbm_capacity_bytes * (1.0 - spec.memory_headroom);
+  // Static memory above this cannot pass the verdict: it needs allocated + outside
+  // memory <= (1 - headroom) x usable capacity.
+  out.memory_budget_bytes = usable_capacity_bytes(spec.system.gpu) * (1.0 - spec.memory_headroom);
 
   CandidateEvaluator evaluator(spec, out.memory_budget_bytes);
   std::vector<Screened> fits = screen_page(all, out, evaluator, counts);
   if (keep_feasible) {
-    for (Screened& s : fits) time_one(s, evaluator);
+    for (Screened& s : fits) time_one(s, evaluator, counts);
   } else {
-    time_top_k(fits, spec, evaluator);
-    time_pareto(fits, evaluator);
+    time_top_k(fits, spec, evaluator, counts);
+    time_pareto(fits, evaluator, counts);
   }
   std::vector<ScoredCandidate> timed;
   for (const Screened& s : fits) {
-    if (s.timed) timed.push_back({{s.index, s.exact}, s.candidate});
+    if (s.timed && s.fits) timed.push_back({{s.index, s.exact}, s.candidate});
   }
-  counts.timed = static_cast<int64_t>(timed.size());
+  counts.timed = static_cast<int64_t>(
+      std::count_if(fits.begin(), fits.end(), [](const Screened& s) { return s.timed; }));
   std::vector<RankKey> keys;
   for (const ScoredCandidate& s : timed) keys.push_back(s.key);
   for (const size_t p : top_positions(keys, spec.top_k, spec.objective)) {

@@ -33,13 +33,19 @@ struct SearchCounts {
   int64_t pruned = 0;  ///< static memory alone exceeds the budget
   std::map<std::string, int64_t> pruned_by_reason;
   int64_t evaluated = 0;   ///< estimated: op-level memory, step time at least bounded
-  int64_t infeasible = 0;  ///< estimated peak memory above the budget
+  /// The memory verdict (memory/verdict.h) with its lower bound, allocated memory plus memory
+  /// outside the allocator, is not "fits" (the allocator replay runs for timed plans only).
+  int64_t infeasible = 0;
   std::map<std::string, int64_t> infeasible_by_reason;
   int64_t feasible = 0;
   /// Feasible plans whose pipeline was simulated (exact step time); the other
   /// feasible plans are proven out of the top K and the Pareto front by a lower
   /// bound of their step time (time/pipeline_schedule.h, pipeline_lower_bound).
   int64_t timed = 0;
+  /// Plans simulated for the top K or the Pareto front that the memory verdict with the
+  /// allocator replay (reserved memory) finds not to fit: they leave both lists. Like
+  /// `timed`, it depends on which plans a run had to simulate.
+  int64_t rejected_by_replay = 0;
 };
 
 // A slice [offset, offset + limit) of the valid candidates (limit < 0: to the end).

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "memory/verdict.h"
 #include "trainsim/spec.h"
 
 namespace trainsim {
@@ -40,7 +41,9 @@ struct SearchSpec {
   std::vector<int64_t> zero_stage = {1};
   SequenceParallelPolicy sequence_parallel = SequenceParallelPolicy::kAlways;
   bool uneven_stages = false;    ///< also try fewer layers on the first and last stage
-  double memory_headroom = 0.0;  ///< fraction of HBM a plan must leave free
+  /// The memory verdict's headroom: a plan fits when its device memory (reserved + outside the
+  /// allocator) leaves this fraction of the usable capacity free (memory/verdict.h).
+  double memory_headroom = kDefaultMemoryHeadroom;
   int64_t top_k = 10;
   SearchObjective objective = SearchObjective::kStepTime;
 };
