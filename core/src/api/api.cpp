@@ -36,6 +36,7 @@ constexpr std::array kOps = {
     Op{"search_merge", &api::search_merge},
     Op{"whatif", &api::whatif},
     Op{"scale_system", &api::scale_system},
+    Op{"allocation_trace", &api::allocation_trace},
 };
 
 ApiResult unknown_op(std::string_view op) {
