@@ -14,6 +14,7 @@ EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool l
   options.suggestions = false;
   // Screening: reserved = allocated (a lower bound); exact plans get the replay.
   options.allocator_replay = !lower_bound;
+  options.memory_need = false;  // a plan that does not fit is dropped: how much it needs is moot
   options.timeline = false;
   options.reference_formulas = false;
   options.model_summary = false;
