@@ -109,16 +109,34 @@ std::vector<FieldInfo> describe(const Table<S>& table) {
   return out;
 }
 
-// Row builders for a table of S. `ref` is a generic lambda giving the member
+// Row builders for a table of S. `ref` is a captureless lambda giving the member
 // (TRAINSIM_AT(parallel.tp)), so one accessor serves the reader and the writer.
+// Each builder turns it into a plain function pointer (Get<T>) before building
+// the row: the reading and writing code is then instantiated once per member
+// type, not once per row (which kept the WebAssembly module large).
 #define TRAINSIM_AT(member) [](auto& s) -> auto& { return s.member; }
 
 template <typename S>
 struct Fields {
+  template <typename T>
+  using Get = T& (*)(S&);
+
   template <typename Ref>
-  static auto default_of(Ref ref) {
+  static auto accessor(Ref ref) {
+    using T = std::remove_cvref_t<decltype(ref(std::declval<S&>()))>;
+    return static_cast<Get<T>>(ref);
+  }
+
+  // The member of a const spec (the accessors only read through it here).
+  template <typename T>
+  static const T& at(Get<T> get, const S& s) {
+    return get(const_cast<S&>(s));
+  }
+
+  template <typename T>
+  static T default_of(Get<T> get) {
     static const S defaults{};
-    return ref(defaults);
+    return at(get, defaults);
   }
 
   static FieldInfo info(const char* key, Type type, Presence presence, Meta meta) {
@@ -137,30 +155,35 @@ struct Fields {
   template <typename Ref>
   static Field<S> integer(const char* key, Ref ref, Presence presence, int64_t min, int64_t max,
                           Meta meta, std::function<int64_t(const S&)> derive = nullptr) {
-    using T = std::remove_cvref_t<decltype(ref(std::declval<S&>()))>;
+    return integer_row(key, accessor(ref), presence, min, max, meta, std::move(derive));
+  }
+
+  template <typename T>
+  static Field<S> integer_row(const char* key, Get<T> get, Presence presence, int64_t min,
+                              int64_t max, Meta meta, std::function<int64_t(const S&)> derive) {
     Field<S> f;
     f.info = info(key, Type::kInt, presence, meta);
     f.info.min = static_cast<double>(min);
     f.info.max = static_cast<double>(max);
     if constexpr (std::is_same_v<T, int64_t>) {
-      if (presence == Presence::kDefault) f.info.default_value = default_of(ref);
+      if (presence == Presence::kDefault) f.info.default_value = default_of(get);
     }
     f.read = [=](ObjectReader& r, S& s, const ReadContext&) {
       if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
-        ref(s) = r.optional_int(key, min, max);
+        get(s) = r.optional_int(key, min, max);
       } else if (presence == Presence::kRequired) {
-        ref(s) = r.required_int(key, min, max);
+        get(s) = r.required_int(key, min, max);
       } else if (presence == Presence::kOptional) {
-        if (const auto v = r.optional_int(key, min, max)) ref(s) = *v;
+        if (const auto v = r.optional_int(key, min, max)) get(s) = *v;
       } else {
-        ref(s) = r.int_or(key, derive ? derive(s) : default_of(ref), min, max);
+        get(s) = r.int_or(key, derive ? derive(s) : default_of(get), min, max);
       }
     };
     f.write = [=](const S& s, nlohmann::json& out) {
       if constexpr (std::is_same_v<T, std::optional<int64_t>>) {
-        if (ref(s)) out[key] = *ref(s);
+        if (at(get, s)) out[key] = *at(get, s);
       } else {
-        if (presence != Presence::kOptional || ref(s) != default_of(ref)) out[key] = ref(s);
+        if (presence != Presence::kOptional || at(get, s) != default_of(get)) out[key] = at(get, s);
       }
     };
     return f;
@@ -171,65 +194,78 @@ struct Fields {
   static Field<S> number(const char* key, Ref ref, Presence presence, double min, double max,
                          bool min_exclusive, double scale, Meta meta,
                          std::function<double(const S&)> derive = nullptr) {
+    return number_row(key, accessor(ref), presence, min, max, min_exclusive, scale, meta,
+                      std::move(derive));
+  }
+
+  static Field<S> number_row(const char* key, Get<double> get, Presence presence, double min,
+                             double max, bool min_exclusive, double scale, Meta meta,
+                             std::function<double(const S&)> derive) {
     Field<S> f;
     f.info = info(key, Type::kNumber, presence, meta);
     f.info.min = min;
     f.info.max = max;
     f.info.min_exclusive = min_exclusive;
-    if (presence == Presence::kDefault) f.info.default_value = default_of(ref) / scale;
+    if (presence == Presence::kDefault) f.info.default_value = default_of(get) / scale;
     f.read = [=](ObjectReader& r, S& s, const ReadContext&) {
       if (presence == Presence::kRequired) {
-        ref(s) = r.required_number(key, min, max, min_exclusive) * scale;
+        get(s) = r.required_number(key, min, max, min_exclusive) * scale;
       } else if (presence == Presence::kOptional) {
-        if (const auto v = r.optional_number(key, min, max, min_exclusive)) ref(s) = *v * scale;
+        if (const auto v = r.optional_number(key, min, max, min_exclusive)) get(s) = *v * scale;
       } else {
-        const double fallback = derive ? derive(s) : default_of(ref);
-        ref(s) = r.number_or(key, fallback / scale, min, max, min_exclusive) * scale;
+        const double fallback = derive ? derive(s) : default_of(get);
+        get(s) = r.number_or(key, fallback / scale, min, max, min_exclusive) * scale;
       }
     };
     f.write = [=](const S& s, nlohmann::json& out) {
-      if (presence == Presence::kOptional && ref(s) == default_of(ref)) return;
-      out[key] = scale == 1.0 ? ref(s) : human(ref(s), scale);
+      if (presence == Presence::kOptional && at(get, s) == default_of(get)) return;
+      out[key] = scale == 1.0 ? at(get, s) : human(at(get, s), scale);
     };
     return f;
   }
 
   template <typename Ref>
   static Field<S> boolean(const char* key, Ref ref, Meta meta) {
+    const Get<bool> get = accessor(ref);
     Field<S> f;
     f.info = info(key, Type::kBool, Presence::kDefault, meta);
-    f.info.default_value = default_of(ref);
+    f.info.default_value = default_of(get);
     f.read = [=](ObjectReader& r, S& s, const ReadContext&) {
-      ref(s) = r.bool_or(key, default_of(ref));
+      get(s) = r.bool_or(key, default_of(get));
     };
-    f.write = [=](const S& s, nlohmann::json& out) { out[key] = ref(s); };
+    f.write = [=](const S& s, nlohmann::json& out) { out[key] = at(get, s); };
     return f;
   }
 
   template <typename Ref>
   static Field<S> text(const char* key, Ref ref, Meta meta) {
+    const Get<std::string> get = accessor(ref);
     Field<S> f;
     f.info = info(key, Type::kString, Presence::kDefault, meta);
-    f.info.default_value = default_of(ref);
+    f.info.default_value = default_of(get);
     f.read = [=](ObjectReader& r, S& s, const ReadContext&) {
-      ref(s) = r.optional_string(key).value_or(default_of(ref));
+      get(s) = r.optional_string(key).value_or(default_of(get));
     };
-    f.write = [=](const S& s, nlohmann::json& out) { out[key] = ref(s); };
+    f.write = [=](const S& s, nlohmann::json& out) { out[key] = at(get, s); };
     return f;
   }
 
   template <typename Ref>
   static Field<S> choice(const char* key, Ref ref, const EnumNames& names, Meta meta) {
-    using E = std::remove_cvref_t<decltype(ref(std::declval<S&>()))>;
+    return choice_row(key, accessor(ref), names, meta);
+  }
+
+  template <typename E>
+  static Field<S> choice_row(const char* key, Get<E> get, const EnumNames& names, Meta meta) {
     Field<S> f;
     f.info = info(key, Type::kEnum, Presence::kDefault, meta);
     f.info.enumeration = &names;
-    f.info.default_value = names.of(default_of(ref));
+    f.info.default_value = names.of(default_of(get));
     f.read = [=, &names](ObjectReader& r, S& s, const ReadContext&) {
-      ref(s) = static_cast<E>(
-          r.enum_or(key, names.names, static_cast<size_t>(default_of(ref))));
+      get(s) = static_cast<E>(
+          r.enum_or(key, names.names, static_cast<size_t>(default_of(get))));
     };
-    f.write = [=, &names](const S& s, nlohmann::json& out) { out[key] = names.of(ref(s)); };
+    f.write = [=, &names](const S& s, nlohmann::json& out) { out[key] = names.of(at(get, s)); };
     return f;
   }
 
@@ -240,7 +276,12 @@ struct Fields {
   template <typename Ref, typename Sub>
   static Field<S> object(const char* key, Ref ref, const Table<Sub>& table, Presence presence,
                          Meta meta, std::type_identity_t<std::function<Sub(const S&)>> derive = nullptr) {
-    using T = std::remove_cvref_t<decltype(ref(std::declval<S&>()))>;
+    return object_row(key, accessor(ref), table, presence, meta, std::move(derive));
+  }
+
+  template <typename T, typename Sub>
+  static Field<S> object_row(const char* key, Get<T> get, const Table<Sub>& table,
+                             Presence presence, Meta meta, std::function<Sub(const S&)> derive) {
     constexpr bool kOptionalMember = std::is_same_v<T, std::optional<Sub>>;
     Field<S> f;
     f.info = info(key, Type::kObject, presence, meta);
@@ -249,23 +290,23 @@ struct Fields {
       const nlohmann::json* value = r.raw(key);
       if constexpr (kOptionalMember) {
         if (value == nullptr || value->is_null()) return;
-        ref(s).emplace();
-        read_object(table, *value, r.path_of(key), *ref(s), r.issues(), context);
+        get(s).emplace();
+        read_object(table, *value, r.path_of(key), *get(s), r.issues(), context);
       } else {
         if (value != nullptr) {
-          read_object(table, *value, r.path_of(key), ref(s), r.issues(), context);
+          read_object(table, *value, r.path_of(key), get(s), r.issues(), context);
         } else if (presence == Presence::kRequired) {
           r.issues().push_back({r.path_of(key), "missing required key"});
         } else if (derive) {
-          ref(s) = derive(s);
+          get(s) = derive(s);
         }
       }
     };
     f.write = [=, &table](const S& s, nlohmann::json& out) {
       if constexpr (kOptionalMember) {
-        if (ref(s)) out[key] = write_object(table, *ref(s));
+        if (at(get, s)) out[key] = write_object(table, *at(get, s));
       } else {
-        nlohmann::json value = write_object(table, ref(s));
+        nlohmann::json value = write_object(table, at(get, s));
         if (presence != Presence::kOptional || !value.empty()) out[key] = std::move(value);
       }
     };

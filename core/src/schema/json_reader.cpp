@@ -2,16 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace trainsim::schema {
 namespace {
 
+// As an ostream with precision 12 writes it (%.12g), without pulling the
+// iostreams and locales into the WebAssembly module.
 std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(12);
-  out << value;
-  return out.str();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", value);
+  return text;
 }
 
 std::string shorten(std::string text, size_t max_chars) {

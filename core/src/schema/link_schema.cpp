@@ -1,6 +1,8 @@
 // system.intra_node / inter_node / intra_node_tiers (links) and
 // system.efficiency (kernel classes and measured tables).
+#include <array>
 #include <string>
+#include <utility>
 
 #include "input_limits.h"
 #include "schema/config_schema.h"
@@ -27,13 +29,26 @@ const Table<CollectiveSpec>& collective_table() {
   return table;
 }
 
+// One plain accessor per collective (the row builders take captureless accessors).
+template <size_t I>
+CollectiveSpec& collective_at(Collectives& c) {
+  return c[I];
+}
+
+template <size_t... I>
+constexpr std::array<CollectiveSpec& (*)(Collectives&), sizeof...(I)> collective_accessors(
+    std::index_sequence<I...>) {
+  return {&collective_at<I>...};
+}
+
 const Table<Collectives>& collectives_table() {
   static const Table<Collectives> table = [] {
+    constexpr auto accessors = collective_accessors(std::make_index_sequence<kNumCollectiveKinds>());
     Table<Collectives> rows;
     const EnumNames& names = collective_names();
-    for (size_t i = 0; i < names.names.size(); ++i) {
+    for (size_t i = 0; i < names.names.size() && i < accessors.size(); ++i) {
       rows.push_back(Fields<Collectives>::object(
-          names.names[i].c_str(), [i](auto& c) -> auto& { return c[i]; }, collective_table(), kOptional,
+          names.names[i].c_str(), accessors[i], collective_table(), kOptional,
           {"", names.names[i].c_str(), "measured efficiency and latency of this collective (nccl-tests fits)"}));
     }
     return rows;

@@ -3,8 +3,8 @@
 #include "interop/hf/hf_import.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
-#include <sstream>
 
 #include "schema/json_reader.h"
 #include "input_limits.h"
@@ -176,9 +176,9 @@ void note_unmodelled(HfReader& r, const Family& f) {
     r.integer("initial_context_length", 1, kMaxSeqLen);
     r.note("gpt-oss attention sinks (a learnable logit per head) are not modelled");
     if (const auto limit = r.number("swiglu_limit")) {
-      std::ostringstream value;
-      value << *limit;
-      r.note("swiglu_limit " + value.str() + ": the clamped SwiGLU is priced as a fused SwiGLU");
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", *limit);  // as an ostream writes it
+      r.note("swiglu_limit " + std::string(value) + ": the clamped SwiGLU is priced as a fused SwiGLU");
     }
   }
   if (r.get("quantization_config") != nullptr) {

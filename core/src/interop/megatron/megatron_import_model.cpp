@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cctype>
-#include <sstream>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -248,9 +248,9 @@ void note_unmodelled(FlagReader& r) {
     const bool given = r.has(name);
     const double dropout = r.number(name, 0.0, 1.0).value_or(given ? 0.0 : 0.1);
     if (dropout > 0.0) {
-      std::ostringstream value;
-      value << dropout;
-      r.note(std::string(name) + " " + value.str() +
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", dropout);  // as an ostream writes it
+      r.note(std::string(name) + " " + value +
              (given ? "" : " (Megatron-LM's default)") +
              ": dropout is not modelled (trainsim assumes none)");
     }

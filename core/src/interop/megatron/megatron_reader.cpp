@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <sstream>
 
 #include "interop/megatron/megatron_flags.h"
 
@@ -20,11 +20,12 @@ std::string join_values(const std::vector<std::string>& values) {
   return out;
 }
 
+// As an ostream with precision 12 writes it (%.12g), without pulling the
+// iostreams and locales into the WebAssembly module.
 std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(12);
-  out << value;
-  return out.str();
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", value);
+  return text;
 }
 
 }  // namespace
