@@ -128,7 +128,9 @@ const BadInputCase kCases[] = {
     {"fp8_peak_tiny", R"({"system": {"gpu": {"peak_tflops": {"fp8": 1e-12}}}})",
      "/system/gpu/peak_tflops/fp8", "must be 0 (no fp8) or at least 1e-06, got 1e-12"},
     {"measured_efficiency_tiny", R"({"system": {"efficiency": {"measured": {"gemm": {"b=1, m=1, k=1, n=1": 1e-300}}}}})",
-     "/system/efficiency/measured/gemm/b=1, m=1, k=1, n=1", "expected a number of at least 1e-06, got number 1e-300"},
+     "/system/efficiency/measured/gemm/b=1, m=1, k=1, n=1", "expected a fraction of peak in (0, 1], got number 1e-300"},
+    {"measured_efficiency_above_peak", R"({"system": {"efficiency": {"measured": {"attention_forward": {"batch=1, seq_len=4096": 1.19}}}}})",
+     "/system/efficiency/measured/attention_forward/batch=1, seq_len=4096", "expected a fraction of peak in (0, 1], got number 1.19"},
 };
 
 void PrintTo(const BadInputCase& c, std::ostream* out) { *out << c.name; }

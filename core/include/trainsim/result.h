@@ -168,8 +168,13 @@ struct Throughput {
   double tokens_per_s_per_gpu = 0.0;
   double model_flops_per_step = 0.0;       ///< Megatron-LM convention (causal attention halved)
   double model_tflops_per_gpu = 0.0;
-  double mfu = 0.0;                        ///< model_tflops_per_gpu / peak
-  double hardware_tflops_per_gpu = 0.0;    ///< executed FLOPs incl. recompute (full attention)
+  /// model_tflops_per_gpu / the dense bf16 peak, for every dtype (Megatron-LM's convention)
+  double mfu = 0.0;
+  /// For fp8 (fp4) runs: model_tflops_per_gpu / the dense fp8 (fp4) peak; 0 otherwise
+  double mfu_fp8_peak = 0.0;
+  double mfu_fp4_peak = 0.0;
+  /// executed FLOPs incl. recompute (causal attention counts the computed half)
+  double hardware_tflops_per_gpu = 0.0;
   std::string flop_convention;
   double seconds_per_trillion_tokens = 0.0;
   double gpu_hours_per_trillion_tokens = 0.0;

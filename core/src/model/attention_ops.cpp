@@ -68,21 +68,31 @@ void set_math_memory(Op& op, const OpContext& ctx, const AttentionDims& a, bool 
   op.bwd_peak_bytes = 8.0 * softmax;
 }
 
-// FLOPs: 2 * b * heads * s^2 * (d_qk + d_v) forward over the full (non-causal)
-// score matrix, as the efficiency tables are measured; backward 2x that plus
-// the recomputed scores of flash attention (Dao et al. 2022, Sec. 3.1). A
-// windowed layer scales them by the share of the causal pairs it keeps.
+// Executed FLOPs, as FlashAttention's benchmarks count them
+// (Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py: forward
+// 4*b*h*s^2*d, halved when causal; backward 2.5x the forward: the four
+// backward matmuls plus the recomputed scores). Per (query, key) pair the
+// forward does 2*(d_qk + d_v) FLOPs. A causal flash kernel skips the blocks
+// above the diagonal, so it executes the s(s+1)/2 causal pairs; a sliding
+// window keeps only its share of them (model/attention_window.h). The unfused
+// (math) path multiplies the full s x s score matrix and masks it afterwards
+// (Megatron-LM megatron/core/transformer/dot_product_attention.py: baddbmm,
+// then the fused scale-mask-softmax), so it executes all s^2 pairs.
+// Context parallelism splits the pairs evenly over the cp ranks (all-to-all:
+// heads/cp heads over the full sequence; ring / all-gather: s/cp load-balanced
+// queries against all keys), so the work per rank is 1/cp of the heads x
+// sequence work, never rounded (heads/cp may be a fraction).
 void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, bool mla) {
   const bool flash = ctx.training.kernels.flash_attention;
   const double full_seq = ctx.cp > 1 ? a.rows / d(ctx.b) * d(ctx.cp) : a.rows / d(ctx.b);
-  const double heads = ctx.cp > 1 ? static_cast<double>(static_cast<int64_t>(a.heads / d(ctx.cp)))
-                                  : a.heads;
-  // A sliding window computes only its share of the causal (query, key) pairs
-  // (FlashAttention skips the blocks outside the window; model/attention_window.h).
-  const double per_dim = d(ctx.b) * heads * full_seq * full_seq * a.score_fraction;
-  const double base = mla ? per_dim * d(a.qk_dim + a.v_dim) : 2.0 * per_dim * d(a.qk_dim);
-  op.cost[0].flops = 2.0 * base;
-  op.cost[1].flops = 4.0 * base + (flash ? base : 0.0);
+  const double causal_pairs = full_seq * (full_seq + 1.0) / 2.0;
+  const double pairs = flash ? causal_pairs * a.score_fraction : full_seq * full_seq;
+  const double rank_pairs = d(ctx.b) * a.heads * pairs / d(ctx.cp);
+  const double forward = 2.0 * rank_pairs * d(a.qk_dim + a.v_dim);
+  op.cost[0].flops = forward;
+  // Flash recomputes the scores in backward (2.5x forward, the FlashAttention
+  // convention); the math path keeps them, so its backward is 2x the forward.
+  op.cost[1].flops = (flash ? 2.5 : 2.0) * forward;
   op.cost[0].compute = ComputeClass::kAttentionForward;
   op.cost[1].compute = ComputeClass::kAttentionBackward;
   const double q = a.rows * a.heads * d(a.qk_dim);
@@ -98,14 +108,19 @@ void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, b
     op.cost[0].kernel_bytes = {2.0 * ((q + k + sm) + 2 * sm + (sm + v + o)), 0.0};
     op.cost[1].kernel_bytes = {2.0 * (2 * (sm + v + o) + 2 * sm + 2 * (q + k + sm)), 0.0};
   }
+  // Shape of the efficiency lookup (SimuMax's key: heads per rank after tp and
+  // cp, full sequence). With fewer heads than cp ranks the key's head count is
+  // 0 and no measured entry matches; the work above is unaffected.
   const double kv_heads = mla ? d(ctx.model.num_kv_heads) / d(ctx.tp) : a.kv_heads;
   op.attention = {ctx.b,
                   static_cast<int64_t>(full_seq),
-                  static_cast<int64_t>(heads),
-                  ctx.cp > 1 ? static_cast<int64_t>(kv_heads / d(ctx.cp))
-                             : static_cast<int64_t>(kv_heads),
+                  static_cast<int64_t>(a.heads / d(ctx.cp)),
+                  static_cast<int64_t>(kv_heads / d(ctx.cp)),
                   a.qk_dim,
                   a.v_dim};
+  op.attention.rank_heads = a.heads / d(ctx.cp);
+  op.attention.causal = flash;
+  op.attention.window_fraction = a.score_fraction;
   if (ctx.cp > 1 && ctx.training.parallel.cp_comm_type == CpCommType::kAllToAll) {
     // Ulysses all-to-all: q, k, v in, the output back; backward mirrors it
     // (TE < 2.8 also re-exchanges the output).

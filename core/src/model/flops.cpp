@@ -1,5 +1,7 @@
 #include "model/flops.h"
 
+#include <algorithm>
+
 #include "model/attention_window.h"
 #include "model/param_count.h"
 
@@ -34,19 +36,19 @@ double core_attention_flops(const ModelSpec& m) {
 
 // Per-token MLP FLOPs (2 per multiply-add, x3 for forward and backward) of one dense
 // or MoE layer: the routed experts a token visits plus the shared experts.
-double mlp_flops_per_token(const ModelSpec& m, bool moe_layer) {
+double mlp_flops_per_token(const ModelSpec& m, bool moe_layer, double routed_fraction = 1.0) {
   const double glu = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
-  const double width = moe_layer ? d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) +
+  const double width = moe_layer ? d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) * routed_fraction +
                                        d(m.moe->shared_expert_ffn_hidden_size)
                                  : d(m.ffn_hidden_size);
   return 2.0 * 3.0 * d(m.hidden_size) * glu * width;
 }
 
-double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
+double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences, double routed) {
   const double h = d(m.hidden_size);
   const double moe_layers = m.moe ? d(num_moe_layers(m)) : 0.0;
   const double mlp = (d(m.num_layers) - moe_layers) * mlp_flops_per_token(m, false) +
-                     (m.moe ? moe_layers * mlp_flops_per_token(m, true) : 0.0);  // all layers
+                     (m.moe ? moe_layers * mlp_flops_per_token(m, true, routed) : 0.0);  // all layers
   const double layers = d(m.num_layers);
   const double tokens = sequences * d(seq_len);
   const double logits = 6.0 * h * d(m.vocab_size);
@@ -63,7 +65,7 @@ double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
   const double mtp = d(m.mtp_num_layers);
   double mtp_flops = 0.0;  // per token
   if (m.mtp_num_layers > 0) {
-    const double mtp_mlp = mlp_flops_per_token(m, is_moe_layer(m, m.num_layers - 1));
+    const double mtp_mlp = mlp_flops_per_token(m, is_moe_layer(m, m.num_layers - 1), routed);
     const double mtp_core = d(seq_len) * core_attention_flops(m) *
                             layer_attention_fraction(m, m.num_layers - 1, seq_len);
     mtp_flops = mtp * (mtp_mlp + attention_linear_flops(m) + mtp_core +
@@ -73,14 +75,14 @@ double megatron_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
          sequences * d(seq_len) * d(seq_len) * core_attention_flops(m) * attention_layers;
 }
 
-double megatron_legacy_flops(const ModelSpec& m, int64_t seq_len, double sequences) {
+double megatron_legacy_flops(const ModelSpec& m, int64_t seq_len, double sequences, double routed) {
   const double h = d(m.hidden_size), s = d(seq_len), layers = d(m.num_layers);
   const double a = d(m.num_attention_heads), g = d(m.num_kv_heads);
   const double q_over_h = a * d(m.head_dim) / h;
   const double glu = m.activation == Activation::kSwiglu ? 1.5 : 1.0;
   double ffn = d(m.ffn_hidden_size);
   if (m.moe) {
-    ffn = d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) +
+    ffn = d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) * routed +
           d(m.moe->shared_expert_ffn_hidden_size);
   }
   return 12.0 * sequences * s * layers * h * h *
@@ -104,15 +106,20 @@ const char* flop_convention_name(FlopConvention convention) {
   return "";
 }
 
+double computed_routed_fraction(const TrainingSpec& training) {
+  const double factor = training.moe.capacity_factor;
+  return factor > 0.0 ? std::min(1.0, factor) : 1.0;
+}
+
 double model_flops_per_step(const ModelSpec& m, int64_t seq_len, double sequences,
-                            FlopConvention convention) {
+                            FlopConvention convention, double routed_fraction) {
   const double h = d(m.hidden_size), s = d(seq_len), layers = d(m.num_layers);
   const double v = d(m.vocab_size);
   switch (convention) {
     case FlopConvention::kMegatron:
-      return megatron_flops(m, seq_len, sequences);
+      return megatron_flops(m, seq_len, sequences, routed_fraction);
     case FlopConvention::kMegatronLegacy:
-      return megatron_legacy_flops(m, seq_len, sequences);
+      return megatron_legacy_flops(m, seq_len, sequences, routed_fraction);
     case FlopConvention::kNarayanan2021:
       return 96.0 * sequences * s * layers * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * layers * h));
     case FlopConvention::kKorthikanti2022:

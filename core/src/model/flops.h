@@ -22,7 +22,17 @@ enum class FlopConvention {
 const char* flop_convention_name(FlopConvention convention);
 
 // FLOPs of one step of `sequences` sequences of `seq_len` tokens.
+// routed_fraction: share of the routed (token, expert) assignments the experts
+// compute (1 = dropless; less when a capacity factor drops tokens): model FLOPs
+// count only computed tokens.
 double model_flops_per_step(const ModelSpec& model, int64_t seq_len, double sequences,
-                            FlopConvention convention);
+                            FlopConvention convention, double routed_fraction = 1.0);
+
+// The share of routed (token, expert) assignments computed under balanced
+// routing: min(1, capacity_factor) when a capacity factor is set (Megatron-LM
+// moe_utils.py get_capacity: capacity = tokens * top_k / experts * factor; the
+// assignments beyond it are dropped), 1 when dropless. Padding to capacity adds
+// rows the experts compute but that are not model FLOPs.
+double computed_routed_fraction(const TrainingSpec& training);
 
 }  // namespace trainsim

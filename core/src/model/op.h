@@ -64,6 +64,9 @@ struct GroupedGemmShape {
 };
 struct AttentionShape {
   int64_t batch = 0, seq_len = 0, heads = 0, kv_heads = 0, qk_head_dim = 0, v_head_dim = 0;
+  double rank_heads = 0.0;       ///< query heads' share of this rank (heads / (tp * cp), unrounded)
+  bool causal = false;           ///< a causal flash kernel (skips the masked blocks)
+  double window_fraction = 1.0;  ///< share of the causal pairs a sliding window keeps
 };
 
 struct Op {

@@ -98,7 +98,7 @@ nlohmann::json time_to_json(const TimeEstimate& t) {
           {"model_efficiency_lookups", t.model_efficiency_lookups}};
 }
 
-nlohmann::json throughput_to_json(const Throughput& t) {
+nlohmann::json throughput_core_json(const Throughput& t) {
   return {{"tokens_per_step", t.tokens_per_step},
           {"tokens_per_s", t.tokens_per_s},
           {"tokens_per_s_per_gpu", t.tokens_per_s_per_gpu},
@@ -111,6 +111,14 @@ nlohmann::json throughput_to_json(const Throughput& t) {
           {"gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens},
           {"time_to_train_s", t.time_to_train_s},
           {"gpu_hours_to_train", t.gpu_hours_to_train}};
+}
+
+nlohmann::json throughput_to_json(const Throughput& t) {
+  nlohmann::json out = throughput_core_json(t);
+  // The low-precision-peak MFU of fp8 / fp4 runs, beside the bf16-peak `mfu`.
+  if (t.mfu_fp8_peak > 0.0) out["mfu_fp8_peak"] = t.mfu_fp8_peak;
+  if (t.mfu_fp4_peak > 0.0) out["mfu_fp4_peak"] = t.mfu_fp4_peak;
+  return out;
 }
 
 }  // namespace

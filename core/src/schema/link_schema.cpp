@@ -145,9 +145,10 @@ Field<EfficiencySpec> measured_row(const char* key, std::map<std::string, double
     }
     for (const auto& [shape, efficiency] : entries->items()) {
       if (efficiency.is_null()) continue;  // unmeasured shape: falls back like a miss
-      if (!efficiency.is_number() || efficiency.get<double>() < kMinRate) {
+      // An efficiency is a fraction of the datasheet peak: (0, 1].
+      if (!efficiency.is_number() || efficiency.get<double>() < kMinRate || efficiency.get<double>() > 1.0) {
         r.issues().push_back({r.path_of(key) + "/" + json_pointer_escape(shape),
-                              "expected a number of at least 1e-06, got " + describe_json_value(efficiency)});
+                              "expected a fraction of peak in (0, 1], got " + describe_json_value(efficiency)});
         continue;
       }
       (e.*member)[shape] = efficiency.get<double>();
@@ -181,18 +182,18 @@ const Table<EfficiencySpec>& efficiency_table() {
   using E = Fields<EfficiencySpec>;
   const auto memory = [](const EfficiencySpec& e) { return e.memory; };
   static const Table<EfficiencySpec> table = {
-      E::number("gemm", TRAINSIM_AT(gemm), kRequired, kMinRate, 10.0, false, 1.0,
+      E::number("gemm", TRAINSIM_AT(gemm), kRequired, kMinRate, 1.0, false, 1.0,
                 {"", "GEMM", "dense GEMM efficiency (the maximum of the shape model)"}),
-      E::number("grouped_gemm", TRAINSIM_AT(grouped_gemm), kRequired, kMinRate, 10.0, false, 1.0,
+      E::number("grouped_gemm", TRAINSIM_AT(grouped_gemm), kRequired, kMinRate, 1.0, false, 1.0,
                 {"", "Grouped GEMM", "expert GEMM efficiency"}),
-      E::number("attention_forward", TRAINSIM_AT(attention_forward), kRequired, kMinRate, 10.0, false, 1.0,
-                {"", "Attention forward", "attention forward efficiency (on the full score matrix)"}),
-      E::number("attention_backward", TRAINSIM_AT(attention_backward), kRequired, kMinRate, 10.0, false, 1.0,
+      E::number("attention_forward", TRAINSIM_AT(attention_forward), kRequired, kMinRate, 1.0, false, 1.0,
+                {"", "Attention forward", "attention forward efficiency on the executed (causal: halved) FLOPs"}),
+      E::number("attention_backward", TRAINSIM_AT(attention_backward), kRequired, kMinRate, 1.0, false, 1.0,
                 {"", "Attention backward", "attention backward efficiency"}),
-      E::number("fp8_gemm", TRAINSIM_AT(fp8_gemm), kDerived, kMinRate, 10.0, false, 1.0,
+      E::number("fp8_gemm", TRAINSIM_AT(fp8_gemm), kDerived, kMinRate, 1.0, false, 1.0,
                 {"", "FP8 GEMM", "relative to the fp8 peak; default gemm"},
                 [](const EfficiencySpec& e) { return e.gemm; }),
-      E::number("fp8_grouped_gemm", TRAINSIM_AT(fp8_grouped_gemm), kDerived, kMinRate, 10.0, false, 1.0,
+      E::number("fp8_grouped_gemm", TRAINSIM_AT(fp8_grouped_gemm), kDerived, kMinRate, 1.0, false, 1.0,
                 {"", "FP8 grouped GEMM", "relative to the fp8 peak; default grouped_gemm"},
                 [](const EfficiencySpec& e) { return e.grouped_gemm; }),
       E::number("gemm_half_size", TRAINSIM_AT(gemm_half_size), kDefault, 0.0, 1e9, false, 1.0,

@@ -131,12 +131,22 @@ EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& s
       break;
     }
     case ComputeClass::kAttentionForward:
+      // Unfused (math) attention runs its score and context matmuls as cuBLAS
+      // batched GEMMs over the full score matrix: the GEMM plateau prices them.
+      if (!op.attention.causal) {
+        out.efficiency = e.gemm;
+        break;
+      }
       if (!e.measured_attention_forward.empty()) {
         out.efficiency = lookup(e.measured_attention_forward, attention_key(op), found);
       }
       if (!found) out.efficiency = e.attention_forward;
       break;
     case ComputeClass::kAttentionBackward:
+      if (!op.attention.causal) {
+        out.efficiency = e.gemm;
+        break;
+      }
       if (!e.measured_attention_backward.empty()) {
         out.efficiency = lookup(e.measured_attention_backward, attention_key(op), found);
       }

@@ -117,15 +117,18 @@ void fill_throughput(const Config& config, const std::vector<double>& stage_flop
   tp.tokens_per_step = sequences * d(t.seq_len);
   tp.tokens_per_s = tp.tokens_per_step / step;
   tp.tokens_per_s_per_gpu = tp.tokens_per_s / world;
-  tp.model_flops_per_step =
-      model_flops_per_step(config.model, t.seq_len, sequences, FlopConvention::kMegatron);
+  tp.model_flops_per_step = model_flops_per_step(config.model, t.seq_len, sequences,
+                                                 FlopConvention::kMegatron,
+                                                 computed_routed_fraction(t));
   tp.model_tflops_per_gpu = tp.model_flops_per_step / step / world / 1e12;
+  // Megatron-LM reports MFU against the dense bf16 peak whatever the precision
+  // (megatron/training/training.py; the Megatron-Bridge performance tables do
+  // the same); the fp8 / fp4 peak figure is reported beside it.
   const GpuSpec& gpu = config.system.gpu;
-  const double peak = t.dtype == Dtype::kFp8 && gpu.peak_fp8_flops_per_s > 0.0
-                          ? gpu.peak_fp8_flops_per_s
-                          : (t.dtype == Dtype::kFp16 ? gpu.peak_fp16_flops_per_s
-                                                     : gpu.peak_bf16_flops_per_s);
-  tp.mfu = tp.model_tflops_per_gpu * 1e12 / peak;
+  tp.mfu = tp.model_tflops_per_gpu * 1e12 / gpu.peak_bf16_flops_per_s;
+  if (t.dtype == Dtype::kFp8 && gpu.peak_fp8_flops_per_s > 0.0) {
+    tp.mfu_fp8_peak = tp.model_tflops_per_gpu * 1e12 / gpu.peak_fp8_flops_per_s;
+  }
   double executed = 0.0;  // every GPU of a stage executes that stage's FLOPs
   for (const double flops : stage_flops) executed += flops;
   tp.hardware_tflops_per_gpu = executed / d(stage_flops.size()) / step / 1e12;
