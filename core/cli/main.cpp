@@ -29,7 +29,7 @@ constexpr const char* kUsage = R"(usage:
   trainsim export megatron|json|csv CONFIG.json [--raw]
                                        the config as Megatron-LM flags, as canonical trainsim
                                        JSON, or its estimate as CSV; --raw prints only the text
-  trainsim trace CONFIG.json [--stage N]
+  trainsim alloc-trace CONFIG.json [--stage N]
                                        the allocation trace of pipeline stage N (default 0) as
                                        [id, size_bytes, is_free] events, for a GPU replay
   trainsim version
@@ -180,9 +180,9 @@ int main(int argc, char** argv) {
     if (!read_input(args[1], text, error)) return file_error("", error);
     return emit(trainsim::call(command, text));
   }
-  if (command == "trace") {
+  if (command == "alloc-trace") {
     if (args.size() != 2 && !(args.size() == 4 && args[2] == "--stage")) {
-      return usage_error("trace takes CONFIG.json [--stage N]");
+      return usage_error("alloc-trace takes CONFIG.json [--stage N]");
     }
     std::string text;
     std::string error;
