@@ -68,6 +68,10 @@ MemoryVerdict memory_verdict(const Config& config, const std::vector<StageMemory
   bool oom = false, tight = false;
   for (const StageMemory& s : stages) {
     const double margin = v.usable_bytes - s.device_bytes;
+    // Host memory (offload; PLAN.md contract 4): once StageMemory carries the stage's
+    // pinned host bytes (memory.host_bytes), a stage also runs out of memory when the
+    // host bytes of the GPUs sharing a node exceed the node's host memory; add that
+    // test here, with a reason naming the host, next to the device test below.
     const bool stage_oom = margin < 0.0 || s.allocator.out_of_memory;
     const bool stage_tight = !stage_oom && (margin < headroom || s.allocator.alloc_retries > 0);
     oom = oom || stage_oom;

@@ -8,12 +8,14 @@ CandidateMetrics metrics_of(const Estimate& e) {
           e.throughput.mfu};
 }
 
-EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool lower_bound) {
+EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool lower_bound,
+                             bool replay = false) {
   EstimateOptions options;
   options.memory_headroom = spec.memory_headroom;
   options.suggestions = false;
-  // Screening: reserved = allocated (a lower bound); exact plans get the replay.
-  options.allocator_replay = !lower_bound;
+  // Without the replay reserved = allocated, a lower bound of the need; replay_fits()
+  // replays the allocator for the plans that reach the top K or the Pareto front.
+  options.allocator_replay = replay;
   options.memory_need = false;  // a plan that does not fit is dropped: how much it needs is moot
   options.timeline = false;
   options.reference_formulas = false;
@@ -50,11 +52,16 @@ Screening CandidateEvaluator::screen(const Candidate& c, CandidateMetrics& bound
   return Screening::kFits;
 }
 
-CandidateMetrics CandidateEvaluator::exact(const Candidate& c, bool* fits) {
+CandidateMetrics CandidateEvaluator::exact(const Candidate& c) {
   apply_candidate(spec_, c, config_);
-  const Estimate e = estimate_with(config_, fast_options(spec_, 0.0, false), &cache_for(c));
-  if (fits != nullptr) *fits = e.memory.verdict.status == "fits";
-  return metrics_of(e);
+  return metrics_of(estimate_with(config_, fast_options(spec_, 0.0, false), &cache_for(c)));
+}
+
+bool CandidateEvaluator::replay_fits(const Candidate& c) {
+  apply_candidate(spec_, c, config_);
+  // Memory only: a budget of one byte stops the estimate before the time part.
+  const Estimate e = estimate_with(config_, fast_options(spec_, 1.0, true, true), &cache_for(c));
+  return e.memory.verdict.status == "fits";
 }
 
 Estimate CandidateEvaluator::full(const Candidate& c) {

@@ -29,9 +29,14 @@ class CandidateEvaluator {
   // step time (and upper bounds of tokens/s and MFU) in `bound`.
   Screening screen(const Candidate& candidate, CandidateMetrics& bound);
 
-  // Exact metrics of a plan (pipeline simulated); *fits: its memory verdict with the
-  // allocator replay is "fits" (the screening's verdict is a lower bound of the need).
-  CandidateMetrics exact(const Candidate& candidate, bool* fits = nullptr);
+  // Exact metrics of a plan (pipeline simulated; memory without the allocator replay,
+  // which changes no metric, only the verdict).
+  CandidateMetrics exact(const Candidate& candidate);
+
+  // The memory verdict with the allocator replay is "fits" (the screening's verdict
+  // is a lower bound of the need). The replay costs far more than the rest of an
+  // estimate, so the search asks only for plans that would enter its results.
+  bool replay_fits(const Candidate& candidate);
 
   // The full estimate, as estimate() gives it without the timeline (no shared blocks).
   Estimate full(const Candidate& candidate);

@@ -20,15 +20,27 @@ struct Screened {
   Candidate candidate;
   CandidateMetrics bound;  ///< exact memory, step time lower bound
   bool timed = false;
-  bool fits = true;  ///< the replayed memory verdict (known once timed)
+  bool replayed = false;
+  bool fits = false;  ///< the replayed memory verdict (known once replayed)
   CandidateMetrics exact;
 };
 
-// Simulates a plan; one the allocator replay finds not to fit leaves the feasible plans.
-bool time_one(Screened& s, CandidateEvaluator& evaluator, SearchCounts& counts) {
-  s.exact = evaluator.exact(s.candidate, &s.fits);
+// Simulates a plan's pipeline (its exact metrics; the memory verdict is still the
+// screening's lower bound).
+void time_one(Screened& s, CandidateEvaluator& evaluator) {
+  if (s.timed) return;
+  s.exact = evaluator.exact(s.candidate);
   s.timed = true;
-  if (!s.fits) ++counts.rejected_by_replay;
+}
+
+// The allocator replay's verdict, asked only of a plan that would enter the top K
+// or the Pareto front: a plan that does not fit leaves the feasible plans.
+bool replayed_fits(Screened& s, CandidateEvaluator& evaluator, SearchCounts& counts) {
+  if (!s.replayed) {
+    s.fits = evaluator.replay_fits(s.candidate);
+    s.replayed = true;
+    if (!s.fits) ++counts.rejected_by_replay;
+  }
   return s.fits;
 }
 
@@ -58,8 +70,13 @@ void time_top_k(std::vector<Screened>& fits, const SearchSpec& spec,
   for (const size_t position : order) {
     Screened& s = fits[position];
     if (best.size() == k && cannot_beat(s.bound, best.front().metrics, spec.objective)) break;
-    if (!time_one(s, evaluator, counts)) continue;
-    best.push_back({s.index, s.exact});
+    time_one(s, evaluator);
+    // The heap only gets better: a plan that does not enter it now never ranks in
+    // the top K, so it needs no replay.
+    const RankKey key{s.index, s.exact};
+    if (best.size() == k && !ranks_before(key, best.front(), spec.objective)) continue;
+    if (!replayed_fits(s, evaluator, counts)) continue;
+    best.push_back(key);
     std::push_heap(best.begin(), best.end(), worse);
     if (best.size() > k) {
       std::pop_heap(best.begin(), best.end(), worse);
@@ -87,9 +104,12 @@ void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator, Sea
     Screened& s = fits[position];
     if (!s.timed) {
       if (fastest_s < s.bound.iteration_s * (1.0 - kBoundMargin)) continue;
-      time_one(s, evaluator, counts);
+      time_one(s, evaluator);
     }
-    if (s.fits) fastest_s = std::min(fastest_s, s.exact.iteration_s);
+    // A plan slower than a fitting plan with no more memory is off the front
+    // whether it fits or not: no replay.
+    if (s.exact.iteration_s > fastest_s) continue;
+    if (replayed_fits(s, evaluator, counts)) fastest_s = s.exact.iteration_s;
   }
 }
 
@@ -139,14 +159,18 @@ SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page, bool ke
   CandidateEvaluator evaluator(spec, out.memory_budget_bytes);
   std::vector<Screened> fits = screen_page(all, out, evaluator, counts);
   if (keep_feasible) {
-    for (Screened& s : fits) time_one(s, evaluator, counts);
+    for (Screened& s : fits) {
+      time_one(s, evaluator);
+      replayed_fits(s, evaluator, counts);
+    }
   } else {
     time_top_k(fits, spec, evaluator, counts);
     time_pareto(fits, evaluator, counts);
   }
   std::vector<ScoredCandidate> timed;
   for (const Screened& s : fits) {
-    if (s.timed && s.fits) timed.push_back({{s.index, s.exact}, s.candidate});
+    // Timed plans never replayed rank neither in the top K nor on the front.
+    if (s.timed && s.replayed && s.fits) timed.push_back({{s.index, s.exact}, s.candidate});
   }
   counts.timed = static_cast<int64_t>(
       std::count_if(fits.begin(), fits.end(), [](const Screened& s) { return s.timed; }));
