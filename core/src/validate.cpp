@@ -9,7 +9,9 @@
 #include <type_traits>
 
 #include "input_limits.h"
+#include "model/param_count.h"
 #include "model/pipeline_layout.h"
+#include "model/precision.h"
 
 namespace trainsim {
 namespace {
@@ -149,6 +151,97 @@ void validate_recompute(const Config& config, Checker& c) {
   }
 }
 
+bool has_module(const CudaGraphSpec& g, CudaGraphModule module) {
+  return std::find(g.modules.begin(), g.modules.end(), module) != g.modules.end();
+}
+
+const char* format_key(GemmFormat format) {
+  switch (format) {
+    case GemmFormat::kBf16: return "/system/efficiency/gemm/bf16";
+    case GemmFormat::kFp8: return "/system/efficiency/gemm/fp8";
+    case GemmFormat::kFp8Blockwise: return "/system/efficiency/gemm/fp8_blockwise";
+    case GemmFormat::kMxfp8: return "/system/efficiency/gemm/mxfp8";
+    case GemmFormat::kNvfp4: return "/system/efficiency/gemm/nvfp4";
+  }
+  return "";
+}
+
+// Precision rules. Hardware gates are Transformer Engine's
+// (transformer_engine/pytorch/quantization.py: fp8 needs compute capability
+// >= 8.9, blockwise >= 9.0, mxfp8 and nvfp4 >= 10.0); a GPU's fp8 / fp4 peaks
+// stand for them here (fp4 tensor cores come with the MX block-scaled formats).
+// Megatron-LM rules: fp8 parameters need the distributed optimizer
+// (arguments.py: --fp8-param-gather); fp4 excludes fp8.
+void validate_precision(const Config& config, Checker& c) {
+  const TrainingSpec& t = config.training;
+  const GpuSpec& gpu = config.system.gpu;
+  const bool fp8 = t.dtype == Dtype::kFp8, fp4 = t.dtype == Dtype::kFp4;
+  c.require(fp8 || t.fp8_recipe == Fp8Recipe::kDelayed, "/training/fp8_recipe",
+            "applies only to dtype \"fp8\" (set dtype or remove fp8_recipe)");
+  c.require(fp8 || fp4 || !t.fp8_param_gather, "/training/fp8_param_gather",
+            "applies only to dtype \"fp8\" or \"fp4\"");
+  c.require(!t.fp8_param_gather || t.zero_stage >= 1, "/training/fp8_param_gather",
+            "needs the distributed optimizer (zero_stage >= 1), as Megatron-LM requires");
+  c.require(!fp8 || gpu.peak_fp8_flops_per_s > 0.0, "/training/dtype", [&] {
+    return "\"fp8\" needs a GPU with fp8 tensor cores (system.gpu.peak_tflops.fp8 > 0); " +
+           gpu.name + " has none";
+  });
+  c.require(!fp4 || gpu.peak_fp4_flops_per_s > 0.0, "/training/dtype", [&] {
+    return "\"fp4\" (NVFP4) needs a GPU with fp4 tensor cores (system.gpu.peak_tflops.fp4 > 0); " +
+           gpu.name + " has none";
+  });
+  c.require(!fp8 || t.fp8_recipe != Fp8Recipe::kMxfp8 || gpu.peak_fp4_flops_per_s > 0.0,
+            "/training/fp8_recipe", [&] {
+              return "\"mxfp8\" needs block-scaled (MX) tensor cores (compute capability >= 10.0; "
+                     "system.gpu.peak_tflops.fp4 > 0); " + gpu.name + " has none";
+            });
+  c.require(t.hidden_dropout < 1.0, "/training/hidden_dropout", "must be below 1");
+  c.require(t.attention_dropout < 1.0, "/training/attention_dropout", "must be below 1");
+}
+
+// The low-precision GEMM format must have a figure in the system.
+void validate_gemm_figures(const Config& config, Checker& c) {
+  const GemmFormat format = gemm_format(config.training);
+  if (format == GemmFormat::kBf16) return;
+  if ((format == GemmFormat::kFp8 || format == GemmFormat::kFp8Blockwise || format == GemmFormat::kMxfp8) &&
+      config.system.gpu.peak_fp8_flops_per_s <= 0.0) {
+    return;  // reported by validate_precision
+  }
+  c.require(config.system.efficiency.gemm[static_cast<size_t>(format)] > 0.0, format_key(format),
+            "missing: the system has no GEMM efficiency for the precision this training uses");
+}
+
+// Megatron-LM's CUDA-graph rules (megatron/core/transformer/transformer_config.py
+// __post_init__ and arguments.py).
+void validate_cuda_graph(const Config& config, Checker& c) {
+  const CudaGraphSpec& g = config.training.cuda_graph;
+  const ModelSpec& m = config.model;
+  if (g.impl == CudaGraphImpl::kNone) {
+    c.require(g.modules.empty(), "/training/cuda_graph/modules", "needs impl other than \"none\"");
+    return;
+  }
+  c.require(g.impl != CudaGraphImpl::kFullIteration || g.modules.empty(),
+            "/training/cuda_graph/modules", "must be empty with impl \"full_iteration\"");
+  const bool moe_modules = has_module(g, CudaGraphModule::kMoe) ||
+                           has_module(g, CudaGraphModule::kMoeRouter) ||
+                           has_module(g, CudaGraphModule::kMoePreprocess);
+  c.require(!moe_modules || m.moe.has_value(), "/training/cuda_graph/modules",
+            "\"moe\", \"moe_router\" and \"moe_preprocess\" need a model with moe");
+  c.require(!has_module(g, CudaGraphModule::kMoePreprocess) || has_module(g, CudaGraphModule::kMoeRouter),
+            "/training/cuda_graph/modules", "\"moe_preprocess\" needs \"moe_router\"");
+  c.require(!(has_module(g, CudaGraphModule::kMoe) && has_module(g, CudaGraphModule::kMoeRouter)),
+            "/training/cuda_graph/modules", "\"moe\" and \"moe_router\" cannot both be captured");
+  c.require(!has_module(g, CudaGraphModule::kMoe) || config.training.moe.pad_to_capacity,
+            "/training/cuda_graph/modules",
+            "\"moe\" captures only drop-and-pad MoE (moe_pad_to_capacity): dropless routing has "
+            "data-dependent shapes");
+  c.require(!has_module(g, CudaGraphModule::kMlp) || !m.moe || num_moe_layers(m) < m.num_layers,
+            "/training/cuda_graph/modules", "\"mlp\" needs a dense layer");
+  c.require(g.impl == CudaGraphImpl::kFullIteration ||
+                config.training.recompute.granularity != RecomputeGranularity::kFull,
+            "/training/cuda_graph/impl", "full recompute with CUDA graphs needs \"full_iteration\"");
+}
+
 }  // namespace
 
 std::optional<Issue> check_tokens_per_micro_batch(int64_t seq_len, int64_t micro_batch_size,
@@ -227,6 +320,9 @@ Issues validate(const Config& config) {
   Checker checker(issues);
   validate_model(config.model, checker);
   validate_parallel(config, checker);
+  validate_precision(config, checker);
+  if (issues.empty()) validate_gemm_figures(config, checker);
+  validate_cuda_graph(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;
 }

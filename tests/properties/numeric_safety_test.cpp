@@ -180,7 +180,7 @@ const LimitCase kLimitCases[] = {
     {"capacity_and_bandwidth", R"({"system": {"gpu": {"hbm_capacity_gib": 1000000, "hbm_bandwidth_gb_per_s": 10000000, "peak_tflops": {"bf16": 10000000, "fp16": 10000000}}}})"},
     {"tiny_hardware", R"({"system": {"gpu": {"hbm_capacity_gib": 1e-300, "hbm_bandwidth_gb_per_s": 1e-300, "peak_tflops": {"bf16": 1e-300, "fp16": 1e-300}}, "intra_node": {"bandwidth_gb_per_s": 1e-300}, "inter_node": {"bandwidth_gb_per_s": 1e-300}}})"},
     {"slow_latency", R"({"system": {"intra_node": {"latency_us": 1000000}, "inter_node": {"latency_us": 1000000}, "efficiency": {"memory": {"efficiency": 1e-300, "latency_us": 1000000}}}})"},
-    {"efficiency_extremes", R"({"system": {"efficiency": {"gemm": 1e-300, "grouped_gemm": 10, "attention_forward": 1e-300, "attention_backward": 10, "gemm_half_size": 1000000000, "num_sms": 1048576, "tile_m": 65536, "tile_n": 65536}}})"},
+    {"efficiency_extremes", R"({"system": {"efficiency": {"gemm": {"bf16": 1e-300}, "grouped_gemm": {"bf16": 10}, "attention": {"forward": {"128": {"causal": {"1": 1e-300}}}, "backward": {"1": {"causal": {"67108864": 10}}}}, "gemm_k_half": 1000000000, "num_sms": 1048576, "tile_m": 65536, "tile_n": 65536}}})"},
     {"straggler", R"({"system": {"straggler_coefficient": 10}})"},
     {"te_version", R"({"training": {"te_version": "99.999.2147483647"}})"},
 };

@@ -78,6 +78,17 @@ TEST(EfficiencyBoundsTest, EfficienciesAboveOneAreErrorsWithTheirPath) {
   }
 }
 
+TEST(PrecisionTest, AMissingFormatFigureIsAnErrorNamingIt) {
+  nlohmann::json config = testing::base_config();
+  config["system"] = {{"preset", "b200-sxm-180gb"}, {"num_gpus", 16},
+                      {"efficiency", {{"gemm", {{"mxfp8", nullptr}}}}}};
+  config["training"]["dtype"] = "fp8";
+  config["training"]["fp8_recipe"] = "mxfp8";
+  const nlohmann::json envelope = testing::run_estimate(config);
+  ASSERT_FALSE(envelope["ok"].get<bool>());
+  EXPECT_EQ(envelope["errors"][0]["path"], "/system/efficiency/gemm/mxfp8");
+}
+
 TEST(MfuConventionTest, Fp8RunsReportMfuAgainstTheBf16PeakAndTheFp8PeakBeside) {
   const nlohmann::json fp8 = testing::estimate_ok(with_patch(R"({"training": {"dtype": "fp8"}})"));
   const auto& t = fp8["throughput"];

@@ -349,6 +349,7 @@ def build(c, survey):
                     "flop_convention": "megatron_legacy"}
     elif key == "nemo2407":
         megatron_modern(t, assumptions, fp8=True)
+        t["fp8_recipe"] = "delayed"  # NeMo 24.07 / TE 1.x: delayed scaling (amax history)
         t["fused_cross_entropy"] = True
         assumptions.append("NeMo 24.07 recipe defaults: distributed optimizer, overlapped DP "
                            "communication, SP + TP communication overlap when tp > 1, no recompute")
@@ -364,11 +365,16 @@ def build(c, survey):
             fp8 = True
             assumptions.append("fp8: the 25.09 table has no precision column; 725 model TFLOP/s "
                                "is 73% of the bf16 peak, so the run was fp8 (as the 25.11 row)")
-        if "FP8-MX" in precision or "MXFP8" in precision:
-            assumptions.append("MXFP8 (32-element block scaling) priced as fp8")
+        mxfp8 = "FP8-MX" in precision or "MXFP8" in precision
         if "tokendrop" in precision:
             assumptions.append("token-drop MoE priced as balanced dropless routing")
         megatron_modern(t, assumptions, fp8=fp8)
+        if fp8:
+            # Megatron-Bridge performance recipes: fp8_mx (mxfp8) or fp8_cs (current scaling,
+            # Megatron --fp8-recipe tensorwise); a row without the suffix ran current scaling.
+            t["fp8_recipe"] = "mxfp8" if mxfp8 else "tensorwise"
+            if not mxfp8 and "CS" not in precision:
+                assumptions.append("fp8 recipe not stated: current scaling (the recipes' default)")
         t["grad_reduce_in_bf16"] = True  # set_*_common_configs: grad_reduce_in_fp32 = False
         t["fused_cross_entropy"] = True
         if p.get("fsdp"):
@@ -388,6 +394,7 @@ def build(c, survey):
         measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
     elif key == "mlm-examples-llama":
         megatron_modern(t, assumptions, fp8=True)
+        t["fp8_recipe"] = "delayed"  # examples/llama: --fp8-format hybrid with an amax history
         assumptions.append("as the NeMo performance scripts it follows: distributed optimizer, "
                            "overlapped DP communication, SP + TP comm overlap when tp > 1")
         measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
@@ -454,8 +461,10 @@ def main():
             "layer_time_s": "forward + backward (+ recompute) time of one transformer layer for "
                             "one micro-batch",
         },
-        "roles": "fit: used to calibrate the GPU preset's efficiency parameters "
-                 "(tests/validation/fit_presets.py); held_out: never used for fitting",
+        "roles": "fit / held_out: the former per-GPU split (1st, 3rd, 5th ... case of each source "
+                 "on each GPU), printed apart by published_runs_test.cpp; the one fitted figure "
+                 "(efficiency.sustained_fraction) is fitted on every case by transfer_test.cpp, "
+                 "which measures transfer by leaving GPU generations and sources out",
         "cases": cases,
         "skipped": skipped,
     }

@@ -126,6 +126,7 @@ struct TimeBreakdown {
   double forward_s = 0.0;
   double backward_s = 0.0;
   double recompute_s = 0.0;
+  double host_overhead_s = 0.0;  ///< GPU idle waiting for the CPU (launches, host syncs)
   double tp_comm_exposed_s = 0.0;
   double cp_comm_exposed_s = 0.0;
   double ep_comm_exposed_s = 0.0;
@@ -135,7 +136,7 @@ struct TimeBreakdown {
   double dp_comm_exposed_s = 0.0;
   double optimizer_s = 0.0;
   double total() const {
-    return forward_s + backward_s + recompute_s + tp_comm_exposed_s + cp_comm_exposed_s +
+    return forward_s + backward_s + recompute_s + host_overhead_s + tp_comm_exposed_s + cp_comm_exposed_s +
            ep_comm_exposed_s + pp_comm_exposed_s + bubble_s + straggler_s + dp_comm_exposed_s +
            optimizer_s;
   }
@@ -153,6 +154,33 @@ struct StageTime {
   TimeBreakdown breakdown;
 };
 
+// One op of the critical stage's layers, as priced (per micro-batch, all
+// passes: forward + backward + recompute), summed over the stage's identical
+// ops of the same name and kind.
+struct OpTimeRow {
+  std::string name;              ///< e.g. "attention.linear_qkv"
+  std::string kind;              ///< gemm, grouped_gemm, attention, elementwise, quantize, ...
+  double count = 0.0;            ///< occurrences on the stage per micro-batch
+  double flops = 0.0;            ///< per micro-batch, all occurrences
+  double bytes = 0.0;            ///< HBM bytes per micro-batch, all occurrences
+  double kernels = 0.0;          ///< kernel launches per micro-batch, all occurrences
+  double time_s = 0.0;           ///< GPU time per micro-batch, all occurrences
+  double efficiency = 0.0;       ///< achieved fraction of the peak (compute) or of HBM bandwidth
+  std::string efficiency_source; ///< measured_table | shape_model | microbenchmark | fitted | assumed | memory_bound
+};
+
+// Where the figures an estimate used come from (system.provenance).
+struct CalibrationFigure {
+  std::string figure;  ///< JSON pointer into the system
+  std::string kind;    ///< datasheet | measured | microbenchmark | fitted | assumed | config
+  std::string source;
+};
+
+struct Calibration {
+  bool calibrated = true;  ///< false when any figure used is assumed or has no stated provenance
+  std::vector<CalibrationFigure> figures;
+};
+
 struct TimeEstimate {
   double iteration_s = 0.0;
   int64_t critical_stage = 0;
@@ -160,6 +188,7 @@ struct TimeEstimate {
   std::vector<StageTime> stages;
   int64_t measured_efficiency_lookups = 0;  ///< GEMM/attention passes priced from measured tables
   int64_t model_efficiency_lookups = 0;     ///< priced from the shape model or flat values
+  std::vector<OpTimeRow> ops;               ///< the critical stage's ops (per micro-batch)
 };
 
 struct Throughput {
@@ -201,6 +230,7 @@ struct Estimate {
   TimeEstimate time;
   Throughput throughput;
   Timeline timeline;
+  Calibration calibration;
   bool fits = true;
   std::vector<std::string> reasons;  ///< why the plan is infeasible (empty when it fits)
   std::vector<std::string> notes;    ///< assumptions worth knowing about this result

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainsim {
@@ -20,7 +21,30 @@ inline constexpr int kSchemaVersion = 1;
 enum class Activation { kSwiglu, kGelu };
 enum class Norm { kRmsNorm, kLayerNorm };
 enum class PositionEmbedding { kRope, kLearned };
-enum class Dtype { kBf16, kFp16, kFp8 };
+enum class Dtype { kBf16, kFp16, kFp8, kFp4 };
+
+/// Transformer Engine FP8 recipes as Megatron-LM --fp8-recipe names them
+/// (megatron/core/enums.py Fp8Recipe; mapped to TE recipes in
+/// megatron/core/fp8_utils.py): per-tensor scales from an amax history
+/// (delayed) or from the current tensor (tensorwise), 1x128 / 128x128 blocks
+/// (blockwise), 1x32 blocks with E8M0 scales (mxfp8).
+enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
+
+/// The GEMM kernel format: operand precision and scaling granularity
+/// (fp8 = per-tensor scaled; fp4 runs use NVFP4, Megatron --fp4-recipe nvfp4).
+enum class GemmFormat : uint8_t { kBf16 = 0, kFp8 = 1, kFp8Blockwise = 2, kMxfp8 = 3, kNvfp4 = 4 };
+inline constexpr int kNumGemmFormats = 5;
+
+/// Megatron-LM --cuda-graph-impl.
+enum class CudaGraphImpl { kNone, kLocal, kTransformerEngine, kFullIteration };
+/// Megatron-LM --cuda-graph-modules (formerly --cuda-graph-scope).
+enum class CudaGraphModule { kAttn, kMlp, kMoe, kMoeRouter, kMoePreprocess };
+
+struct CudaGraphSpec {
+  CudaGraphImpl impl = CudaGraphImpl::kNone;
+  /// Captured modules; empty with local / transformer_engine = each whole layer.
+  std::vector<CudaGraphModule> modules;
+};
 
 // DeepSeek-V2/V3 multi-latent attention (arXiv:2405.04434, Sec. 2.1).
 struct MlaSpec {
@@ -130,6 +154,11 @@ struct KernelSpec {
   bool fused_cross_entropy = false;
   bool fused_norm = true;
   bool fused_swiglu = true;
+  bool fused_bias_dropout = true;  ///< no --no-bias-dropout-fusion: bias + dropout + residual add in one kernel
+  bool fused_rope = true;          ///< no --no-rope-fusion: one RoPE kernel per q and k
+  bool fused_softmax = true;       ///< no --no-masked-softmax-fusion (unfused attention only)
+  bool moe_router_fusion = false;  ///< --moe-router-fusion: TE fused score / top-k / aux loss
+  bool moe_permute_fusion = false; ///< --moe-permute-fusion: TE fused token permutation
 };
 
 struct OverlapSpec {
@@ -156,6 +185,13 @@ struct TrainingSpec {
   bool gradient_accumulation_fusion = true;
   int64_t te_version_major = 2;  ///< Transformer Engine version gates some buffers
   int64_t te_version_minor = 11;
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;  ///< dtype fp8 only (Megatron --fp8-recipe)
+  /// --fp8-param-gather: weights stored in fp8 (and all-gathered in fp8); without it
+  /// Transformer Engine keeps the bf16 weights and caches their fp8 copies.
+  bool fp8_param_gather = false;
+  double hidden_dropout = 0.0;     ///< --hidden-dropout (Megatron-LM's own default is 0.1)
+  double attention_dropout = 0.0;  ///< --attention-dropout (Megatron-LM's own default is 0.1)
+  CudaGraphSpec cuda_graph;
   RecomputeSpec recompute;
   KernelSpec kernels;
   OverlapSpec overlap;
@@ -207,6 +243,9 @@ struct GpuSpec {
   /// CUDA compute capability (9.0 = Hopper); sets cuBLAS workspace sizes and NCCL's NVLS
   /// channels. 0 = not given (Hopper's figures, with a note).
   double compute_capability = 0.0;
+  /// Dense fp4 peak; > 0 marks block-scaled (MX / NV) tensor cores (Blackwell), which
+  /// MXFP8 and NVFP4 need (Transformer Engine quantization.py: compute capability >= 10.0).
+  double peak_fp4_flops_per_s = 0.0;
 };
 
 // A memory-bound kernel class: achieved fraction of HBM bandwidth and a fixed
@@ -216,29 +255,71 @@ struct MemoryKernelSpec {
   double latency_s = 0.0;
 };
 
+// Attention kernel efficiency (executed FLOPs / dense bf16 peak) along the
+// sequence length, for one head dim and masking (time/attention_efficiency.h).
+struct AttentionCurve {
+  int64_t head_dim = 0;
+  bool causal = true;
+  std::vector<std::pair<double, double>> points;  ///< (seq_len, efficiency), ascending seq_len
+};
+
+// Curves hold the efficiency of a fully occupied GPU; with `tiles` thread
+// blocks (batch x heads x 128-query tiles) a pass reaches tiles / (tiles +
+// tiles_half) of it (too few blocks to hide the pipeline latency: measured with
+// few heads in Transformer Engine's attention, SimuMax efficency_test).
+struct AttentionTable {
+  std::vector<AttentionCurve> forward;
+  std::vector<AttentionCurve> backward;
+  double forward_tiles_half = 0.0;   ///< 0 = no occupancy penalty
+  double backward_tiles_half = 0.0;
+};
+
+// CPU side of the step (time/host_time.h): the host issues every kernel of an
+// eager step; the GPU waits whenever the host falls behind.
+struct HostSpec {
+  double launch_s = 0.0;  ///< CPU time per eagerly launched kernel (PyTorch + TE dispatch included)
+  double sync_s = 0.0;    ///< GPU idle per host-device synchronisation (dropless MoE token counts)
+};
+
 // Compute efficiency: measured tables (exact shape keys, SimuMax's format)
-// first, else the shape-aware GEMM model, else the class's flat value.
+// first, else the GEMM shape model (time/efficiency.h) on the format's plateau,
+// else the attention table.
 struct EfficiencySpec {
-  double gemm = 0.0;                 ///< dense GEMM efficiency (max of the shape model)
-  double grouped_gemm = 0.0;
-  double attention_forward = 0.0;
-  double attention_backward = 0.0;
-  double fp8_gemm = 0.0;             ///< relative to the fp8 peak
-  double fp8_grouped_gemm = 0.0;
-  /// Shape model: eff = gemm * wave_utilization * m/(m+h) * n/(n+h) * k/(k+h), h = half size.
-  /// 0 disables the shape model (flat efficiency).
-  double gemm_half_size = 0.0;
+  /// GEMM plateau per GemmFormat: the fraction of that format's dense peak a large,
+  /// wave-aligned, long-K GEMM sustains; 0 = no figure for the format.
+  std::array<double, kNumGemmFormats> gemm{};
+  /// The same for grouped (expert) GEMM kernels; 0 = gemm's.
+  std::array<double, kNumGemmFormats> grouped_gemm{};
+  /// K at which a bf16 GEMM reaches half its plateau: eff *= k / (k + k_half); low-precision
+  /// formats scale it by their peak over the bf16 peak (the roofline ridge argument,
+  /// time/efficiency.h). 0 = no K roll-off.
+  double gemm_k_half = 0.0;
+  /// Sustained fraction of the microbenchmarked (burst) kernel efficiencies under a long
+  /// training load; multiplies every GEMM and attention efficiency but measured tables.
+  double sustained_fraction = 1.0;
   int64_t num_sms = 0;               ///< streaming multiprocessors (wave quantization); 0 = off
   int64_t tile_m = 128;
   int64_t tile_n = 128;
-  MemoryKernelSpec memory;           ///< norms, activations, embedding, optimizer
-  MemoryKernelSpec permute;          ///< MoE token permutation kernels
-  MemoryKernelSpec cross_entropy;
+  AttentionTable attention;
+  MemoryKernelSpec memory;           ///< streaming HBM efficiency + per-kernel fixed GPU cost
+  MemoryKernelSpec permute;          ///< MoE token permutation kernels (default: memory)
+  MemoryKernelSpec cross_entropy;    ///< (default: memory)
   MemoryKernelSpec cross_entropy_fused;
+  HostSpec host;
   std::map<std::string, double> measured_gemm;
   std::map<std::string, double> measured_grouped_gemm;
   std::map<std::string, double> measured_attention_forward;
   std::map<std::string, double> measured_attention_backward;
+};
+
+// Where a figure of a system comes from (system.provenance, keyed by JSON
+// pointer into the system object; an ancestor pointer covers its subtree).
+enum class ProvenanceKind { kDatasheet, kMeasured, kMicrobenchmark, kFitted, kAssumed, kConfig };
+
+struct Provenance {
+  ProvenanceKind kind = ProvenanceKind::kConfig;
+  std::string source;
+  std::vector<std::string> cases;  ///< kFitted: the validation cases it was fitted on
 };
 
 struct SystemSpec {
@@ -258,6 +339,7 @@ struct SystemSpec {
   /// NCCL NVLS (NVLink SHARP) buffers per intra-node collective communicator; 0 = the
   /// system has no NVLS (no NVSwitch multicast).
   double nvls_buffer_bytes = 0.0;
+  std::map<std::string, Provenance> provenance;
 };
 
 struct Config {

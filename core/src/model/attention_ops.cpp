@@ -100,13 +100,21 @@ void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, b
   const double v = a.rows * (mla ? a.heads : a.kv_heads) * d(a.v_dim);
   const double o = a.rows * a.heads * d(a.v_dim);
   const double lse = a.rows * a.heads;
+  // Kernels: flash forward is one kernel; its backward three (FlashAttention-2/3
+  // bwd: the dO.O preprocessing, the main kernel, the dQ conversion). The math
+  // path's score and context GEMMs (two forward, four backward) move the score
+  // matrix; its softmax is an op of its own (math_softmax below).
   if (flash) {
-    op.cost[0].kernel_bytes = {2.0 * (q + k + v + o + lse), 0.0};
-    op.cost[1].kernel_bytes = {2.0 * (2 * q + 2 * k + 2 * v + o + lse), 0.0};
+    op.cost[0].bytes = 2.0 * (q + k + v + o + lse);
+    op.cost[1].bytes = 2.0 * (2 * q + 2 * k + 2 * v + o + lse);
+    op.cost[0].kernels = 1.0;
+    op.cost[1].kernels = 3.0;
   } else {
     const double sm = a.rows * a.heads * (a.rows / d(ctx.b));
-    op.cost[0].kernel_bytes = {2.0 * ((q + k + sm) + 2 * sm + (sm + v + o)), 0.0};
-    op.cost[1].kernel_bytes = {2.0 * (2 * (sm + v + o) + 2 * sm + 2 * (q + k + sm)), 0.0};
+    op.cost[0].bytes = 2.0 * ((q + k + sm) + (sm + v + o));
+    op.cost[1].bytes = 2.0 * (2 * (sm + v + o) + 2 * (q + k + sm));
+    op.cost[0].kernels = 2.0;
+    op.cost[1].kernels = 4.0;
   }
   // Shape of the efficiency lookup (SimuMax's key: heads per rank after tp and
   // cp, full sequence). With fewer heads than cp ranks the key's head count is
@@ -147,6 +155,22 @@ void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, b
     op.comms.push_back({Pass::kBackwardData, Collective::kReduceScatter, CommGroup::kCp,
                         kv_bytes * d(ctx.cp), ring});
   }
+}
+
+// The unfused path's softmax over the b x heads x s x s scores (Megatron-LM
+// fusions/fused_softmax.py): scale, causal mask and softmax in one kernel when
+// fused (scaled_upper_triang_masked_softmax), three PyTorch kernels when not;
+// then the attention dropout (probabilities, 1-byte mask) when p > 0.
+Op math_softmax(const OpFactory& f, const AttentionDims& a) {
+  const OpContext& ctx = f.ctx();
+  const double sm = a.rows * a.heads * (a.rows / d(ctx.b)) / d(ctx.cp);
+  const bool fused = ctx.training.kernels.fused_softmax;
+  const bool dropout = ctx.training.attention_dropout > 0.0;
+  const double forward = (fused ? 4.0 : 12.0) * sm + (dropout ? 5.0 * sm : 0.0);
+  const double backward = (fused ? 6.0 : 12.0) * sm + (dropout ? 5.0 * sm : 0.0);
+  const double kernels = (fused ? 1.0 : 3.0) + (dropout ? 1.0 : 0.0);
+  Op op = f.elementwise("attention.softmax", forward, kernels, backward, kernels);
+  return op;
 }
 
 Op core_attention(const OpFactory& f, const AttentionDims& a, bool mla, bool recompute,
@@ -194,8 +218,13 @@ void append_gqa(OpList& ops, const OpFactory& f, const AttentionRecompute& r, bo
     norm.dense_params *= 2.0;  // separate q and k norm weights
     ops.push_back(norm);
   }
+  if (m.position_embedding == PositionEmbedding::kRope) {
+    append_neutral(ops, f.rope("attention.rotary_emb",
+                               dims.rows * (dims.heads + dims.kv_heads) * d(m.head_dim)));
+  }
   ops.push_back(core_attention(f, dims, false, r.core, false, dims.rows * d(qkv_width) * 2.0));
   ops.back().recompute_tail = r.core && keep_tail;
+  if (!ctx.training.kernels.flash_attention) append_neutral(ops, math_softmax(f, dims));
   LinearArgs out;
   out.name = "attention.linear_out";
   out.rows = ctx.tokens_gemm();
@@ -261,8 +290,14 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
   ops.push_back(f.free_op("attention.kv_up_split",
                           dr * h * static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim) * 2,
                           r.core));
-  ops.push_back(f.free_op("attention.rotary_emb",
-                          dr * static_cast<double>(mla.qk_rope_head_dim) * 2, r.rope));
+  {
+    // RoPE on the decoupled rope parts of q (every head) and of the shared k.
+    Op rope = f.rope("attention.rotary_emb",
+                     dr * (h + 1.0) * static_cast<double>(mla.qk_rope_head_dim));
+    rope.input_bytes = dr * static_cast<double>(mla.qk_rope_head_dim) * 2;
+    rope.recompute = r.rope;
+    ops.push_back(rope);
+  }
   ops.push_back(f.free_op("attention.k_rope_concat", dr * h * static_cast<double>(qk_dim) * 2,
                           r.core));
   const double qkv_input = dr * h * static_cast<double>(2 * qk_dim + mla.v_head_dim) * 2;
@@ -277,6 +312,7 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
   ops.push_back(core_attention(f, dims, true, core_rc, r.mla_up_proj && !bypass_up, qkv_input));
   ops.back().recompute_tail =
       core_rc && (rc.keep_tail_outputs || (r.mla_up_proj && !bypass_up));
+  if (!ctx.training.kernels.flash_attention) append_neutral(ops, math_softmax(f, dims));
   LinearArgs out;
   out.name = "attention.linear_out_proj";
   out.rows = rows;
@@ -292,6 +328,7 @@ void append_attention_ops(OpList& ops, const OpFactory& f, const LayerRecompute&
                           double score_fraction) {
   const OpContext& ctx = f.ctx();
   const AttentionRecompute& r = rc.attention;
+  const size_t first = ops.size();
   Op norm = f.norm("input_layernorm", ctx.tokens_local(), ctx.model.hidden_size, r.input_norm);
   norm.segment_start = rc.starts_segment;
   ops.push_back(norm);
@@ -300,6 +337,9 @@ void append_attention_ops(OpList& ops, const OpFactory& f, const LayerRecompute&
   } else {
     append_gqa(ops, f, r, rc.keep_tail_outputs, score_fraction);
   }
+  append_neutral(ops, f.residual_add("attention.residual_add", d(ctx.tokens_local()),
+                                     ctx.model.hidden_size));
+  for (size_t i = first; i < ops.size(); ++i) ops[i].scope = GraphScope::kAttn;
 }
 
 }  // namespace trainsim

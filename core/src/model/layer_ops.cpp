@@ -25,8 +25,13 @@ void append_embedding_ops(OpList& ops, const OpFactory& f) {
   if (ctx.model.position_embedding == PositionEmbedding::kLearned) {
     op.dense_params += d(ctx.model.max_position_embeddings) * d(h);
   }
-  op.cost[0].kernel_bytes = {4.0 * tokens + 2.0 * vocab_rows * d(h) + 2.0 * tokens * d(h), 0.0};
-  op.cost[2].kernel_bytes = {2.0 * vocab_rows * d(h) * 4.0, 0.0};
+  // Kernels: the lookup (plus a dropout when hidden_dropout > 0) forward; the
+  // dense embedding backward (ATen embedding_dense_backward: sort the ids,
+  // count, accumulate) about four.
+  op.cost[0].bytes = 4.0 * tokens + 2.0 * vocab_rows * d(h) + 2.0 * tokens * d(h);
+  op.cost[0].kernels = ctx.training.hidden_dropout > 0.0 ? 2.0 : 1.0;
+  op.cost[2].bytes = 2.0 * vocab_rows * d(h) * 4.0;
+  op.cost[2].kernels = 4.0;
   if (ctx.tp > 1) {
     // Vocab-parallel lookup: all-reduce (reduce-scatter under SP) of the output.
     const double bytes = d(ctx.tokens_local()) * d(h) * 2.0;
@@ -99,17 +104,23 @@ void append_head_ops(OpList& ops, const OpFactory& f, bool holds_output_weight) 
   if (fused) {
     ce.cache_bytes = 2.0 * logits;
     ce.fwd_peak_bytes = 2.0 * logits + 16.0 * rows + (ctx.tp > 1 ? 12.0 * rows * d(ctx.tp) : 0.0);
-    ce.cost[0] = {0.0, {4.0 * logits + 4.0 * rows, 0.0}, ComputeClass::kNone,
+    // Fused (TE / native fused vocab-parallel cross-entropy): about two kernels
+    // forward (max, then exp-sum and target logit), one backward.
+    ce.cost[0] = {0.0, 4.0 * logits + 4.0 * rows, 2.0, ComputeClass::kNone,
                   MemoryClass::kCrossEntropyFused};
-    ce.cost[1] = ce.cost[0];
+    ce.cost[1] = {0.0, 4.0 * logits + 4.0 * rows, 1.0, ComputeClass::kNone,
+                  MemoryClass::kCrossEntropyFused};
   } else {
     // fp32 upcast of the logits is kept for backward.
     ce.cache_bytes = 4.0 * logits;
     ce.fwd_peak_bytes = 6.0 * logits;
     const double b = d(ctx.b);
-    ce.cost[0] = {0.0, {38.0 * logits + 8.0 * rows + 8.0 * b, 0.0}, ComputeClass::kNone,
+    // Unfused _VocabParallelCrossEntropy (tensor_parallel/cross_entropy.py):
+    // upcast, max, subtract, target mask and gather, exp, sum, log and the
+    // loss average are kernels of their own, about ten forward and four backward.
+    ce.cost[0] = {0.0, 38.0 * logits + 8.0 * rows + 8.0 * b, 10.0, ComputeClass::kNone,
                   MemoryClass::kCrossEntropy};
-    ce.cost[1] = {0.0, {14.0 * logits + 4.0 * b, 0.0}, ComputeClass::kNone,
+    ce.cost[1] = {0.0, 14.0 * logits + 4.0 * b, 4.0, ComputeClass::kNone,
                   MemoryClass::kCrossEntropy};
   }
   if (ctx.tp > 1) {

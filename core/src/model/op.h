@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "trainsim/spec.h"
+
 namespace trainsim {
 
 enum class Pass : uint8_t { kForward = 0, kBackwardData = 1, kBackwardWeight = 2 };
@@ -25,10 +27,14 @@ enum class OpKind : uint8_t {
   kActivation,
   kPermutation,    ///< MoE token dispatch (permute + all-to-all)
   kUnpermutation,  ///< MoE token combine
-  kQuantizer,      ///< fp8 cast of a linear's input
+  kQuantizer,      ///< fp8 / fp4 quantisation of a GEMM operand (cast, amax, transpose, scales)
   kCrossEntropy,
-  kFree,           ///< split / concat / RoPE / residual add: no cost
+  kElementwise,    ///< bias / dropout / residual adds, RoPE, softmax, router scores
+  kFree,           ///< split / concat / views: no kernel
 };
+
+// The Megatron-LM CUDA-graph scope an op belongs to (--cuda-graph-modules).
+enum class GraphScope : uint8_t { kNone, kAttn, kMlp, kMoeRouter, kMoePreprocess, kMoeExperts };
 
 // Which compute-efficiency class prices the FLOPs of a pass.
 enum class ComputeClass : uint8_t { kNone, kGemm, kGroupedGemm, kAttentionForward, kAttentionBackward };
@@ -41,10 +47,10 @@ enum class CommGroup : uint8_t { kTp, kCp, kEp, kEtp };
 
 struct PassCost {
   double flops = 0.0;
-  std::array<double, 2> kernel_bytes{};  ///< HBM bytes of up to two kernels (each pays the launch latency)
+  double bytes = 0.0;    ///< HBM bytes the pass's kernels move
+  double kernels = 0.0;  ///< kernels the pass launches (each pays the GPU's per-kernel cost and a host launch)
   ComputeClass compute = ComputeClass::kNone;
   MemoryClass memory = MemoryClass::kDefault;
-  double total_bytes() const { return kernel_bytes[0] + kernel_bytes[1]; }
 };
 
 struct CommCall {
@@ -72,7 +78,10 @@ struct AttentionShape {
 struct Op {
   const char* name = "";
   OpKind kind = OpKind::kFree;
-  bool fp8 = false;  ///< GEMM runs in fp8
+  bool fp8 = false;  ///< GEMM runs in fp8 / fp4 (a low-precision format)
+  GemmFormat format = GemmFormat::kBf16;  ///< kLinear / kGroupedLinear: the GEMM kernel format
+  GraphScope scope = GraphScope::kNone;   ///< CUDA-graph module it belongs to
+  bool host_sync = false;  ///< the host waits for the GPU after this op's forward (dropless MoE)
 
   // Memory, bytes for one micro-batch.
   double cache_bytes = 0.0;       ///< saved from forward to backward

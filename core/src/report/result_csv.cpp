@@ -74,7 +74,8 @@ void write_memory(const MemoryEstimate& m, CsvWriter& w) {
 void write_breakdown(const char* section, int64_t stage, const TimeBreakdown& b, CsvWriter& w) {
   const std::pair<const char*, double> parts[] = {
       {"forward_s", b.forward_s},           {"backward_s", b.backward_s},
-      {"recompute_s", b.recompute_s},       {"tp_comm_exposed_s", b.tp_comm_exposed_s},
+      {"recompute_s", b.recompute_s},       {"host_overhead_s", b.host_overhead_s},
+      {"tp_comm_exposed_s", b.tp_comm_exposed_s},
       {"cp_comm_exposed_s", b.cp_comm_exposed_s}, {"ep_comm_exposed_s", b.ep_comm_exposed_s},
       {"pp_comm_exposed_s", b.pp_comm_exposed_s}, {"bubble_s", b.bubble_s},
       {"straggler_s", b.straggler_s},       {"dp_comm_exposed_s", b.dp_comm_exposed_s},

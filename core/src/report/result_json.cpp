@@ -67,6 +67,7 @@ nlohmann::json breakdown_to_json(const TimeBreakdown& b) {
   return {{"forward_s", b.forward_s},
           {"backward_s", b.backward_s},
           {"recompute_s", b.recompute_s},
+          {"host_overhead_s", b.host_overhead_s},
           {"tp_comm_exposed_s", b.tp_comm_exposed_s},
           {"cp_comm_exposed_s", b.cp_comm_exposed_s},
           {"ep_comm_exposed_s", b.ep_comm_exposed_s},
@@ -90,12 +91,33 @@ nlohmann::json time_to_json(const TimeEstimate& t) {
                       {"total_s", s.total_s},
                       {"breakdown", breakdown_to_json(s.breakdown)}});
   }
+  nlohmann::json ops = nlohmann::json::array();
+  for (const OpTimeRow& r : t.ops) {
+    ops.push_back({{"name", r.name},
+                   {"kind", r.kind},
+                   {"count", r.count},
+                   {"flops", r.flops},
+                   {"bytes", r.bytes},
+                   {"kernels", r.kernels},
+                   {"time_s", r.time_s},
+                   {"efficiency", r.efficiency},
+                   {"efficiency_source", r.efficiency_source}});
+  }
   return {{"iteration_s", t.iteration_s},
           {"critical_stage", t.critical_stage},
           {"breakdown", breakdown_to_json(t.breakdown)},
           {"stages", stages},
+          {"ops", ops},
           {"measured_efficiency_lookups", t.measured_efficiency_lookups},
           {"model_efficiency_lookups", t.model_efficiency_lookups}};
+}
+
+nlohmann::json calibration_to_json(const Calibration& c) {
+  nlohmann::json figures = nlohmann::json::array();
+  for (const CalibrationFigure& f : c.figures) {
+    figures.push_back({{"figure", f.figure}, {"kind", f.kind}, {"source", f.source}});
+  }
+  return {{"calibrated", c.calibrated}, {"figures", figures}};
 }
 
 nlohmann::json throughput_core_json(const Throughput& t) {
@@ -143,6 +165,7 @@ nlohmann::json estimate_to_json(const Estimate& e) {
             {"stages", stages}}},
           {"time", time_to_json(e.time)},
           {"throughput", throughput_to_json(e.throughput)},
+          {"calibration", calibration_to_json(e.calibration)},
           {"fits", e.fits},
           {"reasons", e.reasons},
           {"notes", e.notes}};

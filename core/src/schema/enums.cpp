@@ -31,7 +31,7 @@ const EnumNames& position_embedding_names() {
 }
 
 const EnumNames& dtype_names() {
-  static const EnumNames names{"dtype", {"bf16", "fp16", "fp8"}, {}};
+  static const EnumNames names{"dtype", {"bf16", "fp16", "fp8", "fp4"}, {}};
   return names;
 }
 
@@ -81,13 +81,42 @@ const EnumNames& whatif_figure_names() {
   return names;
 }
 
+// Megatron-LM --fp8-recipe (megatron/core/enums.py Fp8Recipe, "custom" excluded).
+const EnumNames& fp8_recipe_names() {
+  static const EnumNames names{"fp8_recipe", {"delayed", "tensorwise", "blockwise", "mxfp8"}, {}};
+  return names;
+}
+
+// Megatron-LM --cuda-graph-impl and --cuda-graph-modules.
+const EnumNames& cuda_graph_impl_names() {
+  static const EnumNames names{
+      "cuda_graph_impl", {"none", "local", "transformer_engine", "full_iteration"}, {}};
+  return names;
+}
+
+const EnumNames& cuda_graph_module_names() {
+  static const EnumNames names{
+      "cuda_graph_module", {"attn", "mlp", "moe", "moe_router", "moe_preprocess"}, {}};
+  return names;
+}
+
+const EnumNames& provenance_kind_names() {
+  static const EnumNames names{
+      "provenance_kind",
+      {"datasheet", "measured", "microbenchmark", "fitted", "assumed", "config"},
+      {}};
+  return names;
+}
+
 std::vector<const EnumNames*> all_enum_names() {
   return {&activation_names(),          &norm_names(),
           &position_embedding_names(),  &dtype_names(),
           &recompute_granularity_names(), &recompute_method_names(),
           &recompute_module_names(),    &cp_comm_type_names(),
           &collective_names(),          &search_objective_names(),
-          &whatif_figure_names()};
+          &whatif_figure_names(),       &fp8_recipe_names(),
+          &cuda_graph_impl_names(),     &cuda_graph_module_names(),
+          &provenance_kind_names()};
 }
 
 }  // namespace trainsim::schema

@@ -36,6 +36,10 @@ const EnumNames& cp_comm_type_names();           ///< CpCommType
 const EnumNames& collective_names();             ///< CollectiveKind
 const EnumNames& search_objective_names();       ///< SearchObjective
 const EnumNames& whatif_figure_names();          ///< SystemFigure (with labels)
+const EnumNames& fp8_recipe_names();             ///< Fp8Recipe
+const EnumNames& cuda_graph_impl_names();        ///< CudaGraphImpl
+const EnumNames& cuda_graph_module_names();      ///< CudaGraphModule
+const EnumNames& provenance_kind_names();        ///< ProvenanceKind
 
 // Every table above, in that order (the published "enums").
 std::vector<const EnumNames*> all_enum_names();

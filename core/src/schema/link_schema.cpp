@@ -1,5 +1,5 @@
-// system.intra_node / inter_node / intra_node_tiers (links) and
-// system.efficiency (kernel classes and measured tables).
+// system.intra_node / inter_node / intra_node_tiers (links); system.efficiency
+// lives in efficiency_schema.cpp.
 #include <array>
 #include <string>
 #include <utility>
@@ -120,100 +120,12 @@ Table<LinkSpec> make_link_table(bool tier) {
   return table;
 }
 
-const Table<MemoryKernelSpec>& kernel_table() {
-  using K = Fields<MemoryKernelSpec>;
-  static const Table<MemoryKernelSpec> table = {
-      K::number("efficiency", TRAINSIM_AT(efficiency), kRequired, kMinRate, 1.0, false, 1.0,
-                {"", "Efficiency", "achieved fraction of HBM bandwidth"}),
-      K::number("latency_us", TRAINSIM_AT(latency_s), kRequired, 0.0, 1e6, false, kMicro,
-                {"us", "Latency", "fixed cost per kernel"}),
-  };
-  return table;
-}
-
-// {"<SimuMax shape key>": efficiency, ...}; null = unmeasured (a miss).
-Field<EfficiencySpec> measured_row(const char* key, std::map<std::string, double> EfficiencySpec::*member) {
-  FieldInfo info = Fields<EfficiencySpec>::info(key, Type::kMap, kOptional,
-                                                {"", key, "measured efficiency by SimuMax shape key"});
-  info.items = Type::kNumber;
-  auto read = [key, member](ObjectReader& r, EfficiencySpec& e, const ReadContext&) {
-    const nlohmann::json* entries = r.raw(key);
-    if (entries == nullptr) return;
-    if (!entries->is_object()) {
-      r.issues().push_back({r.path_of(key), "expected object, got " + describe_json_value(*entries)});
-      return;
-    }
-    for (const auto& [shape, efficiency] : entries->items()) {
-      if (efficiency.is_null()) continue;  // unmeasured shape: falls back like a miss
-      // An efficiency is a fraction of the datasheet peak: (0, 1].
-      if (!efficiency.is_number() || efficiency.get<double>() < kMinRate || efficiency.get<double>() > 1.0) {
-        r.issues().push_back({r.path_of(key) + "/" + json_pointer_escape(shape),
-                              "expected a fraction of peak in (0, 1], got " + describe_json_value(efficiency)});
-        continue;
-      }
-      (e.*member)[shape] = efficiency.get<double>();
-    }
-  };
-  auto write = [key, member](const EfficiencySpec& e, nlohmann::json& out) {
-    if (!(e.*member).empty()) out[key] = e.*member;
-  };
-  return Fields<EfficiencySpec>::custom(info, read, write);
-}
-
-const Table<EfficiencySpec>& measured_table() {
-  static const Table<EfficiencySpec> table = {
-      measured_row("gemm", &EfficiencySpec::measured_gemm),
-      measured_row("grouped_gemm", &EfficiencySpec::measured_grouped_gemm),
-      measured_row("attention_forward", &EfficiencySpec::measured_attention_forward),
-      measured_row("attention_backward", &EfficiencySpec::measured_attention_backward),
-  };
-  return table;
-}
-
 }  // namespace
 
 const Table<LinkSpec>& link_table(bool tier) {
   static const Table<LinkSpec> link = make_link_table(false);
   static const Table<LinkSpec> tier_link = make_link_table(true);
   return tier ? tier_link : link;
-}
-
-const Table<EfficiencySpec>& efficiency_table() {
-  using E = Fields<EfficiencySpec>;
-  const auto memory = [](const EfficiencySpec& e) { return e.memory; };
-  static const Table<EfficiencySpec> table = {
-      E::number("gemm", TRAINSIM_AT(gemm), kRequired, kMinRate, 1.0, false, 1.0,
-                {"", "GEMM", "dense GEMM efficiency (the maximum of the shape model)"}),
-      E::number("grouped_gemm", TRAINSIM_AT(grouped_gemm), kRequired, kMinRate, 1.0, false, 1.0,
-                {"", "Grouped GEMM", "expert GEMM efficiency"}),
-      E::number("attention_forward", TRAINSIM_AT(attention_forward), kRequired, kMinRate, 1.0, false, 1.0,
-                {"", "Attention forward", "attention forward efficiency on the executed (causal: halved) FLOPs"}),
-      E::number("attention_backward", TRAINSIM_AT(attention_backward), kRequired, kMinRate, 1.0, false, 1.0,
-                {"", "Attention backward", "attention backward efficiency"}),
-      E::number("fp8_gemm", TRAINSIM_AT(fp8_gemm), kDerived, kMinRate, 1.0, false, 1.0,
-                {"", "FP8 GEMM", "relative to the fp8 peak; default gemm"},
-                [](const EfficiencySpec& e) { return e.gemm; }),
-      E::number("fp8_grouped_gemm", TRAINSIM_AT(fp8_grouped_gemm), kDerived, kMinRate, 1.0, false, 1.0,
-                {"", "FP8 grouped GEMM", "relative to the fp8 peak; default grouped_gemm"},
-                [](const EfficiencySpec& e) { return e.grouped_gemm; }),
-      E::number("gemm_half_size", TRAINSIM_AT(gemm_half_size), kDefault, 0.0, 1e9, false, 1.0,
-                {"", "GEMM half size", "shape model: eff = gemm*waves*m/(m+h)*n/(n+h)*k/(k+h); 0 = flat efficiency"}),
-      E::integer("num_sms", TRAINSIM_AT(num_sms), kDefault, 0, 1 << 20,
-                 {"", "SMs", "streaming multiprocessors, for wave quantization; 0 = off"}),
-      E::integer("tile_m", TRAINSIM_AT(tile_m), kDefault, 1, 1 << 16, {"", "Tile M", "GEMM tile rows (wave quantization)"}),
-      E::integer("tile_n", TRAINSIM_AT(tile_n), kDefault, 1, 1 << 16, {"", "Tile N", "GEMM tile columns (wave quantization)"}),
-      E::object("memory", TRAINSIM_AT(memory), kernel_table(), kRequired,
-                {"", "Memory-bound kernels", "norms, activations, embedding, optimizer"}),
-      E::object("permute", TRAINSIM_AT(permute), kernel_table(), kDerived,
-                {"", "Permute kernels", "MoE token permutation; default memory's"}, memory),
-      E::object("cross_entropy", TRAINSIM_AT(cross_entropy), kernel_table(), kDerived,
-                {"", "Cross-entropy", "unfused cross-entropy; default memory's"}, memory),
-      E::object("cross_entropy_fused", TRAINSIM_AT(cross_entropy_fused), kernel_table(), kDerived,
-                {"", "Fused cross-entropy", "fused cross-entropy; default memory's"}, memory),
-      E::object("measured", [](auto& e) -> auto& { return e; }, measured_table(), kOptional,
-                {"", "Measured", "measured efficiency tables (SimuMax format); a shape found here wins"}),
-  };
-  return table;
 }
 
 }  // namespace trainsim::schema

@@ -28,7 +28,12 @@ const Table<GpuSpec>& peak_table() {
                 {"TFLOP/s", "FP16 TFLOP/s", "dense fp16 peak"}),
       P::number("fp8", TRAINSIM_AT(peak_fp8_flops_per_s), kDefault, 0.0, kMaxTflops, false, kTera,
                 {"TFLOP/s", "FP8 TFLOP/s", "dense fp8 peak; 0 = no fp8"}),
+      P::number("fp4", TRAINSIM_AT(peak_fp4_flops_per_s), kDefault, 0.0, kMaxTflops, false, kTera,
+                {"TFLOP/s", "FP4 TFLOP/s", "dense fp4 peak; > 0 marks block-scaled (MX / NV) tensor cores, which mxfp8 and nvfp4 need; 0 = none"}),
       P::rule([](ObjectReader& r, GpuSpec& gpu, const ReadContext&) {
+        if (gpu.peak_fp4_flops_per_s > 0.0 && gpu.peak_fp4_flops_per_s < kMinRate * kTera) {
+          r.issues().push_back({r.path_of("fp4"), "must be 0 (no fp4) or at least 1e-06, got " + r.raw("fp4")->dump()});
+        }
         if (gpu.peak_fp8_flops_per_s > 0.0 && gpu.peak_fp8_flops_per_s < kMinRate * kTera) {
           r.issues().push_back({r.path_of("fp8"), "must be 0 (no fp8) or at least 1e-06, got " + r.raw("fp8")->dump()});
         }
@@ -85,6 +90,62 @@ Field<SystemSpec> tiers_row() {
   return S::custom(info, read, write, describe(link_table(true)));
 }
 
+// {"<JSON pointer into system>": {"kind": ..., "source": ..., "cases": [...]}}
+Field<SystemSpec> provenance_row() {
+  using S = Fields<SystemSpec>;
+  FieldInfo info = S::info("provenance", Type::kMap, kOptional,
+                           {"", "Provenance", "where each figure comes from, by JSON pointer into the system (an ancestor covers its subtree): kind datasheet | measured | microbenchmark | fitted | assumed | config, source, and for fitted figures the cases"});
+  info.items = Type::kObject;
+  auto read = [](ObjectReader& r, SystemSpec& s, const ReadContext&) {
+    const nlohmann::json* entries = r.raw("provenance");
+    if (entries == nullptr) return;
+    if (!entries->is_object()) {
+      r.issues().push_back({r.path_of("provenance"), "expected object, got " + describe_json_value(*entries)});
+      return;
+    }
+    for (const auto& [pointer, entry] : entries->items()) {
+      const std::string path = r.path_of("provenance") + "/" + json_pointer_escape(pointer);
+      if (pointer.empty() || pointer[0] != '/') {
+        r.issues().push_back({path, "expected a JSON pointer into the system (\"/efficiency/gemm/bf16\") as the key"});
+        continue;
+      }
+      ObjectReader e(entry, path, r.issues());
+      if (!e.ok()) continue;
+      Provenance p;
+      p.kind = static_cast<ProvenanceKind>(e.enum_or("kind", provenance_kind_names().names, 5));
+      if (!e.has("kind")) r.issues().push_back({e.path_of("kind"), "missing required key"});
+      p.source = e.optional_string("source").value_or("");
+      if (p.source.empty()) r.issues().push_back({e.path_of("source"), "missing required key"});
+      if (const nlohmann::json* cases = e.raw("cases")) {
+        if (!cases->is_array()) {
+          r.issues().push_back({e.path_of("cases"), "expected array, got " + describe_json_value(*cases)});
+        } else {
+          for (const auto& c : *cases) {
+            if (c.is_string()) p.cases.push_back(c.get<std::string>());
+            else r.issues().push_back({e.path_of("cases"), "expected case ids (strings)"});
+          }
+        }
+      }
+      if (p.kind == ProvenanceKind::kFitted && p.cases.empty()) {
+        r.issues().push_back({e.path_of("cases"), "a fitted figure names the cases it was fitted on"});
+      }
+      e.finish();
+      s.provenance[pointer] = std::move(p);
+    }
+  };
+  auto write = [](const SystemSpec& s, nlohmann::json& out) {
+    if (s.provenance.empty()) return;
+    nlohmann::json entries = nlohmann::json::object();
+    for (const auto& [pointer, p] : s.provenance) {
+      nlohmann::json entry = {{"kind", provenance_kind_names().of(p.kind)}, {"source", p.source}};
+      if (!p.cases.empty()) entry["cases"] = p.cases;
+      entries[pointer] = std::move(entry);
+    }
+    out["provenance"] = std::move(entries);
+  };
+  return S::custom(info, read, write);
+}
+
 }  // namespace
 
 const Table<SystemSpec>& system_table() {
@@ -109,6 +170,7 @@ const Table<SystemSpec>& system_table() {
                  {"", "NCCL channels", "channels of a collective communicator and per NVLink peer (NCCL buffers)"}),
       S::number("nvls_buffer_mib", TRAINSIM_AT(nvls_buffer_bytes), kDefault, 0.0, 1e6, false, kMiB,
                 {"MiB", "NVLS buffers (MiB)", "NCCL NVLink SHARP buffers per intra-node communicator; 0 = no NVLS"}),
+      provenance_row(),
   };
   return table;
 }

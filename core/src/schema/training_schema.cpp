@@ -1,6 +1,7 @@
 // The "training" section: its rows, their bounds (input_limits.h) and help.
 // dp and the batch are kept as given (TrainingInput); config_reader.cpp
 // derives the sizes once the system's GPU count is known.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -63,6 +64,60 @@ Field<TrainingInput> recompute_row() {
   return F::custom(info, read, write, recompute_members());
 }
 
+// training.cuda_graph: {"impl": ..., "modules": [...]} (Megatron-LM
+// --cuda-graph-impl, --cuda-graph-modules / --cuda-graph-scope).
+Field<TrainingInput> cuda_graph_row() {
+  FieldInfo info = F::info("cuda_graph", Type::kObject, kDefault,
+                           {"", "CUDA graphs", "captured parts skip the host launch cost (Megatron-LM --cuda-graph-impl, --cuda-graph-modules)"});
+  FieldInfo impl = F::info("impl", Type::kEnum, kDefault,
+                           {"", "CUDA graph impl", "none | local (--enable-cuda-graph) | transformer_engine (--external-cuda-graph) | full_iteration"});
+  impl.enumeration = &cuda_graph_impl_names();
+  impl.default_value = "none";
+  FieldInfo modules = F::info("modules", Type::kArray, kDefault,
+                              {"", "CUDA graph modules", "captured modules; empty = each whole layer (full_iteration: the whole step)"});
+  modules.items = Type::kEnum;
+  modules.enumeration = &cuda_graph_module_names();
+  modules.default_value = nlohmann::json::array();
+  auto read = [](ObjectReader& r, TrainingInput& t, const ReadContext&) {
+    const nlohmann::json* value = r.raw("cuda_graph");
+    if (value == nullptr) return;
+    ObjectReader g(*value, r.path_of("cuda_graph"), r.issues());
+    if (!g.ok()) return;
+    CudaGraphSpec& spec = t.spec.cuda_graph;
+    spec.impl = static_cast<CudaGraphImpl>(g.enum_or("impl", cuda_graph_impl_names().names, 0));
+    if (const nlohmann::json* list = g.raw("modules")) {
+      if (!list->is_array()) {
+        r.issues().push_back({g.path_of("modules"), "expected array, got " + describe_json_value(*list)});
+      } else {
+        for (size_t i = 0; i < list->size(); ++i) {
+          const auto& item = (*list)[i];
+          const auto index = item.is_string() ? cuda_graph_module_names().find(item.get<std::string>())
+                                              : std::nullopt;
+          const std::string item_path = g.path_of("modules") + "/" + std::to_string(i);
+          if (!index) {
+            r.issues().push_back({item_path, "expected one of " + cuda_graph_module_names().quoted() +
+                                                 ", got " + describe_json_value(item)});
+            continue;
+          }
+          const auto module = static_cast<CudaGraphModule>(*index);
+          if (std::find(spec.modules.begin(), spec.modules.end(), module) != spec.modules.end()) {
+            r.issues().push_back({item_path, "duplicate module \"" + item.get<std::string>() + "\""});
+            continue;
+          }
+          spec.modules.push_back(module);
+        }
+      }
+    }
+    g.finish();
+  };
+  auto write = [](const TrainingInput& t, nlohmann::json& out) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const CudaGraphModule m : t.spec.cuda_graph.modules) list.push_back(cuda_graph_module_names().of(m));
+    out["cuda_graph"] = {{"impl", cuda_graph_impl_names().of(t.spec.cuda_graph.impl)}, {"modules", list}};
+  };
+  return F::custom(info, read, write, {impl, modules});
+}
+
 void batch_rules(ObjectReader& r, TrainingInput& t, const ReadContext&) {
   t.batch_path = r.path_of("global_batch_size");
   if (r.has("global_batch_size") && r.has("num_micro_batches")) {
@@ -98,7 +153,11 @@ const Table<TrainingInput>& training_table() {
       F::rule(batch_rules),
       F::number("train_tokens", TRAINSIM_AT(spec.train_tokens), kOptional, 0.0, 1e18, true, 1.0,
                 {"tokens", "Tokens to train", "tokens of the whole run, for the time and GPU-hours to train"}),
-      F::choice("dtype", TRAINSIM_AT(spec.dtype), dtype_names(), {"", "Precision", "training precision (--bf16, --fp16, --fp8-format)"}),
+      F::choice("dtype", TRAINSIM_AT(spec.dtype), dtype_names(), {"", "Precision", "training precision (--bf16, --fp16, --fp8-format, --fp4-format e2m1 with --fp4-recipe nvfp4)"}),
+      F::choice("fp8_recipe", TRAINSIM_AT(spec.fp8_recipe), fp8_recipe_names(),
+                {"", "FP8 recipe", "dtype fp8 only: Transformer Engine scaling recipe (Megatron-LM --fp8-recipe); mxfp8 needs Blackwell-class GPUs"}),
+      F::boolean("fp8_param_gather", TRAINSIM_AT(spec.fp8_param_gather),
+                 {"", "FP8 parameters", "Megatron-LM --fp8-param-gather (--fp4-param-gather): weights stored and all-gathered in fp8; without it TE keeps bf16 weights plus cached fp8 copies"}),
       F::integer("tp", TRAINSIM_AT(spec.parallel.tp), kDefault, 1, kMaxGpus,
                  {"", "TP", "tensor parallel size (--tensor-model-parallel-size)"}),
       F::integer("pp", TRAINSIM_AT(spec.parallel.pp), kDefault, 1, kMaxLayers,
@@ -148,6 +207,17 @@ const Table<TrainingInput>& training_table() {
       F::boolean("fused_norm", TRAINSIM_AT(spec.kernels.fused_norm), {"", "Fused norm", "Transformer Engine fused norms"}),
       F::boolean("fused_swiglu", TRAINSIM_AT(spec.kernels.fused_swiglu),
                  {"", "Fused SwiGLU", "no --no-bias-swiglu-fusion"}),
+      F::boolean("fused_bias_dropout", TRAINSIM_AT(spec.kernels.fused_bias_dropout),
+                 {"", "Fused bias-dropout-add", "no --no-bias-dropout-fusion: bias, dropout and residual add in one kernel"}),
+      F::boolean("fused_rope", TRAINSIM_AT(spec.kernels.fused_rope),
+                 {"", "Fused RoPE", "no --no-rope-fusion: one rotary-embedding kernel per q and k"}),
+      F::boolean("fused_softmax", TRAINSIM_AT(spec.kernels.fused_softmax),
+                 {"", "Fused softmax", "no --no-masked-softmax-fusion: scale, mask and softmax in one kernel (unfused attention only)"}),
+      F::number("hidden_dropout", TRAINSIM_AT(spec.hidden_dropout), kDefault, 0.0, 1.0, false, 1.0,
+                {"", "Hidden dropout", "Megatron-LM --hidden-dropout (its own default is 0.1; Llama-style recipes set 0)"}),
+      F::number("attention_dropout", TRAINSIM_AT(spec.attention_dropout), kDefault, 0.0, 1.0, false, 1.0,
+                {"", "Attention dropout", "Megatron-LM --attention-dropout (its own default is 0.1)"}),
+      cuda_graph_row(),
       F::boolean("overlap_grad_reduce", TRAINSIM_AT(spec.overlap.grad_reduce),
                  {"", "Overlap grad reduce", "Megatron-LM --overlap-grad-reduce"}),
       F::boolean("overlap_param_gather", TRAINSIM_AT(spec.overlap.param_gather),
@@ -158,11 +228,15 @@ const Table<TrainingInput>& training_table() {
       F::number("moe_capacity_factor", TRAINSIM_AT(spec.moe.capacity_factor), kDefault, 0.0, kMaxCapacityFactor,
                 false, 1.0, {"", "MoE capacity factor", "Megatron-LM --moe-expert-capacity-factor; 0 = dropless"}),
       F::boolean("moe_permute_probs_fused", TRAINSIM_AT(spec.moe.permute_probs_fused),
-                 {"", "MoE fused permute", "router probabilities applied inside the expert activation (Megatron-Core >= 0.14)"}),
+                 {"", "MoE probs in activation", "router probabilities applied inside the expert activation (Megatron-Core >= 0.14)"}),
       F::boolean("expandable_segments", TRAINSIM_AT(spec.expandable_segments),
                  {"", "Expandable segments", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows one segment per stream instead of caching fixed segments (less fragmentation)"}),
       F::boolean("nccl_nvls", TRAINSIM_AT(spec.nccl_nvls),
                  {"", "NCCL NVLS", "NCCL_NVLS_ENABLE: NVLink SHARP buffers on systems that have it (about 1 GiB per communicator); false = NCCL_NVLS_ENABLE=0"}),
+      F::boolean("moe_router_fusion", TRAINSIM_AT(spec.kernels.moe_router_fusion),
+                 {"", "MoE router fusion", "Megatron-LM --moe-router-fusion: TE fused score function, top-k and aux loss"}),
+      F::boolean("moe_permute_fusion", TRAINSIM_AT(spec.kernels.moe_permute_fusion),
+                 {"", "MoE permute fusion", "Megatron-LM --moe-permute-fusion: TE fused token permutation"}),
   };
   return table;
 }

@@ -11,6 +11,7 @@ namespace {
 // The fewest bytes an op's weight takes: fp8 GEMMs keep 1-byte weights, every
 // other weight is bf16/fp16 (model/op_factory.cpp, weight_bytes_per_param).
 double min_weight_bytes_per_param(const TrainingSpec& training) {
+  if (training.dtype == Dtype::kFp4) return 0.5;  // NVFP4 (model/op_context.cpp act_bytes)
   return training.dtype == Dtype::kFp8 ? 1.0 : 2.0;
 }
 

@@ -1,6 +1,7 @@
 #include "time/chunk_time.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace trainsim {
 namespace {
@@ -28,27 +29,61 @@ std::vector<std::vector<OpTime>> block_op_times(const Config& config, const Mode
 std::vector<ChunkTime> block_times(const Config& config,
                                    const std::vector<std::vector<OpTime>>& per_op) {
   const bool tp_overlap = config.training.overlap.tp_comm;
+  const HostSpec& host = config.system.efficiency.host;
   std::vector<ChunkTime> per_block(per_op.size());
   for (size_t b = 0; b < per_op.size(); ++b) {
     ChunkTime& block = per_block[b];
+    HostStretch forward, backward, recompute;
+    bool in_graph = false;
+    bool recompute_sync = false;
     for (const OpTime& t : per_op[b]) {
+      // A captured region costs one graph launch per pass.
+      if (t.captured && !in_graph) {
+        forward.launches += 1.0;
+        backward.launches += 1.0;
+      }
+      in_graph = t.captured;
+      forward.launches += t.launches[0];
+      backward.launches += t.launches[1] + t.launches[2];
+      recompute.launches += t.recompute_launches;
+      if (t.host_sync) {
+        forward.syncs += 1.0;
+        if (t.recompute_s > 0.0) recompute_sync = true;
+      }
       block.forward_s += t.compute_s[0];
       block.backward_s += t.compute_s[1] + t.compute_s[2];
       block.recompute_s += t.recompute_s;
       block.forward_comm += exposed(t.comm[0], t.compute_s[0], tp_overlap);
-      CommTimes backward = exposed(t.comm[1], t.compute_s[1], tp_overlap);
-      backward += exposed(t.comm[2], t.compute_s[2], tp_overlap);
-      block.backward_comm += backward;
+      CommTimes backward_comm = exposed(t.comm[1], t.compute_s[1], tp_overlap);
+      backward_comm += exposed(t.comm[2], t.compute_s[2], tp_overlap);
+      block.backward_comm += backward_comm;
       block.recompute_comm += exposed(t.recompute_comm, t.recompute_s, tp_overlap);
       block.executed_flops += t.flops[0] + t.flops[1] + t.flops[2] + (t.recompute_s > 0 ? t.flops[0] : 0);
       block.measured_lookups += t.measured_lookups;
       block.model_lookups += t.model_lookups;
     }
+    forward.gpu_s = block.forward_s + block.forward_comm.total();
+    backward.gpu_s = block.backward_s + block.backward_comm.total();
+    recompute.gpu_s = block.recompute_s + block.recompute_comm.total();
+    if (forward.syncs > 0.0) {
+      // A block with a host sync (a dropless MoE layer) is a stretch of its own.
+      block.forward_host_s = host_overhead_s(forward, host);
+    } else {
+      block.forward_free = forward;
+    }
+    if (recompute_sync) {
+      recompute.syncs = forward.syncs;
+      block.backward_host_s = host_overhead_s(recompute, host);
+      block.backward_free = backward;
+    } else {
+      block.backward_free = {backward.gpu_s + recompute.gpu_s, backward.launches + recompute.launches, 0.0};
+    }
   }
   return per_block;
 }
 
-ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& chunk) {
+ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& chunk,
+                     const HostSpec& host) {
   ChunkTime total;
   for (const BlockRun& run : chunk.runs) {
     const ChunkTime& block = per_block[static_cast<size_t>(run.block)];
@@ -62,7 +97,16 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
     total.executed_flops += r * block.executed_flops;
     total.measured_lookups += block.measured_lookups;
     total.model_lookups += block.model_lookups;
+    total.forward_host_s += r * block.forward_host_s;
+    total.backward_host_s += r * block.backward_host_s;
+    for (auto [pooled, part] : {std::pair{&total.forward_free, &block.forward_free},
+                                std::pair{&total.backward_free, &block.backward_free}}) {
+      pooled->gpu_s += r * part->gpu_s;
+      pooled->launches += r * part->launches;
+    }
   }
+  total.forward_host_s += host_overhead_s(total.forward_free, host);
+  total.backward_host_s += host_overhead_s(total.backward_free, host);
   return total;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/model_plan.h"
+#include "time/host_time.h"
 #include "time/op_time.h"
 #include "trainsim/spec.h"
 
@@ -15,6 +16,12 @@ struct ChunkTime {
   double forward_s = 0.0;      ///< compute only
   double backward_s = 0.0;     ///< data + weight gradients, compute only
   double recompute_s = 0.0;
+  /// GPU idle waiting for the host (time/host_time.h), forward and backward (+ recompute).
+  double forward_host_s = 0.0;
+  double backward_host_s = 0.0;
+  /// Sync-free stretches, pooled over a chunk pass before the host overhead is taken.
+  HostStretch forward_free;
+  HostStretch backward_free;
   CommTimes forward_comm;
   CommTimes backward_comm;
   CommTimes recompute_comm;
@@ -22,9 +29,9 @@ struct ChunkTime {
   int measured_lookups = 0;
   int model_lookups = 0;
 
-  double forward_phase_s() const { return forward_s + forward_comm.total(); }
+  double forward_phase_s() const { return forward_s + forward_comm.total() + forward_host_s; }
   double backward_phase_s() const {
-    return backward_s + backward_comm.total() + recompute_s + recompute_comm.total();
+    return backward_s + backward_comm.total() + recompute_s + recompute_comm.total() + backward_host_s;
   }
   CommTimes comm() const {
     CommTimes all = forward_comm;
@@ -41,7 +48,9 @@ std::vector<std::vector<OpTime>> block_op_times(const Config& config, const Mode
 std::vector<ChunkTime> block_times(const Config& config,
                                    const std::vector<std::vector<OpTime>>& per_op);
 
-// A chunk: its runs' block times times their repeats.
-ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& chunk);
+// A chunk: its runs' block times times their repeats; the host overhead of its
+// sync-free stretches is taken over the whole chunk pass.
+ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& chunk,
+                     const HostSpec& host);
 
 }  // namespace trainsim

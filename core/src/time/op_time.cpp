@@ -2,32 +2,30 @@
 
 #include <algorithm>
 
+#include "model/op_context.h"
 #include "time/collectives.h"
-#include "time/efficiency.h"
 
 namespace trainsim {
 namespace {
 
-const MemoryKernelSpec& memory_class(const EfficiencySpec& e, MemoryClass cls) {
+const MemoryKernelSpec& memory_class(const EfficiencySpec& e, MemoryClass cls, Figure& figure) {
   switch (cls) {
     case MemoryClass::kDefault:
+      figure = Figure::kMemory;
       return e.memory;
     case MemoryClass::kPermuteForward:
     case MemoryClass::kPermuteBackward:
+      figure = Figure::kPermute;
       return e.permute;
     case MemoryClass::kCrossEntropy:
+      figure = Figure::kCrossEntropy;
       return e.cross_entropy;
     case MemoryClass::kCrossEntropyFused:
+      figure = Figure::kCrossEntropyFused;
       return e.cross_entropy_fused;
   }
+  figure = Figure::kMemory;
   return e.memory;
-}
-
-double peak_flops(const Op& op, const Config& config) {
-  const GpuSpec& gpu = config.system.gpu;
-  if (op.fp8 && gpu.peak_fp8_flops_per_s > 0.0) return gpu.peak_fp8_flops_per_s;
-  return config.training.dtype == Dtype::kFp16 ? gpu.peak_fp16_flops_per_s
-                                               : gpu.peak_bf16_flops_per_s;
 }
 
 void add_comm(CommTimes& times, CommGroup group, double seconds) {
@@ -47,30 +45,53 @@ void add_comm(CommTimes& times, CommGroup group, double seconds) {
 
 }  // namespace
 
-double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const GpuSpec& gpu) {
+double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const GpuSpec& gpu,
+                            double kernels) {
   if (bytes <= 0.0) return 0.0;
-  return bytes / (gpu.hbm_bandwidth_bytes_per_s * kernel.efficiency) + kernel.latency_s;
+  return bytes / (gpu.hbm_bandwidth_bytes_per_s * kernel.efficiency) + kernels * kernel.latency_s;
 }
 
 OpTime op_time(const Op& op, const Config& config) {
   OpTime t;
   const SystemSpec& system = config.system;
+  // A captured op costs the host nothing per kernel (the graph is one launch).
+  t.captured = graph_captured(op.scope, config.training);
+  t.host_sync = op.host_sync;
   for (int pass = 0; pass < kNumPasses; ++pass) {
     const PassCost& cost = op.cost[pass];
-    const MemoryKernelSpec& kernel = memory_class(system.efficiency, cost.memory);
-    double memory_s = 0.0;
-    for (const double bytes : cost.kernel_bytes) {
-      memory_s += memory_kernel_time_s(bytes, kernel, system.gpu);
+    Figure memory_figure = Figure::kMemory;
+    const MemoryKernelSpec& kernel = memory_class(system.efficiency, cost.memory, memory_figure);
+    const double memory_s = memory_kernel_time_s(cost.bytes, kernel, system.gpu, cost.kernels);
+    if (cost.bytes > 0.0) {
+      t.figures.set(static_cast<size_t>(memory_figure));
+      t.figures.set(static_cast<size_t>(Figure::kHbmBandwidth));
     }
     double compute_s = 0.0;
     if (cost.flops > 0.0) {
       const EfficiencyLookup eff =
           compute_efficiency(op, static_cast<Pass>(pass), system, config.training);
       (eff.measured ? t.measured_lookups : t.model_lookups) += 1;
-      compute_s = cost.flops / (peak_flops(op, config) * eff.efficiency);
+      const GemmFormat format = cost.compute == ComputeClass::kGemm ||
+                                        cost.compute == ComputeClass::kGroupedGemm
+                                    ? op.format
+                                    : GemmFormat::kBf16;
+      compute_s = cost.flops / (format_peak_flops(format, system.gpu, config.training.dtype) *
+                                eff.efficiency);
+      t.source = eff.source;
+      if (eff.figure != Figure::kCount) t.figures.set(static_cast<size_t>(eff.figure));
+      if (!eff.measured) t.figures.set(static_cast<size_t>(Figure::kSustainedFraction));
+      if (eff.source == EfficiencySource::kShapeModel && system.efficiency.gemm_k_half > 0.0) {
+        t.figures.set(static_cast<size_t>(Figure::kGemmKHalf));
+      }
+      t.figures.set(static_cast<size_t>(peak_figure(format, config.training.dtype)));
+      if (compute_s >= memory_s) t.memory_bound = false;
+      t.compute_only_s += compute_s;
     }
-    t.compute_s[static_cast<size_t>(pass)] = std::max(compute_s, memory_s);
-    t.flops[static_cast<size_t>(pass)] = cost.flops;
+    const auto p = static_cast<size_t>(pass);
+    t.compute_s[p] = std::max(compute_s, memory_s);
+    t.flops[p] = cost.flops;
+    t.bytes[p] = cost.bytes;
+    t.launches[p] = t.captured ? 0.0 : cost.kernels;
   }
   std::array<CommTimes, kNumPasses> hidden{};
   for (const CommCall& call : op.comms) {
@@ -79,6 +100,7 @@ OpTime op_time(const Op& op, const Config& config) {
                                              system);
     const auto pass = static_cast<size_t>(call.pass);
     add_comm(call.overlaps_compute ? hidden[pass] : t.comm[pass], call.group, seconds);
+    if (!t.captured) t.launches[pass] += 1.0;  // one NCCL kernel per collective
   }
   for (size_t pass = 0; pass < static_cast<size_t>(kNumPasses); ++pass) {
     // Overlapped transfers are exposed only where they outlast the compute.
@@ -87,6 +109,7 @@ OpTime op_time(const Op& op, const Config& config) {
   }
   if (op.recompute && !op.recompute_tail) {
     t.recompute_s = t.compute_s[0];
+    t.recompute_launches = t.launches[0];
     if (op.recompute_comm) t.recompute_comm = t.comm[0];
   }
   return t;

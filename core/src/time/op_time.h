@@ -1,12 +1,15 @@
 // Time of one op for one micro-batch: roofline per pass (compute-bound
-// FLOPs / (peak * efficiency) vs HBM bytes / (bandwidth * efficiency) plus a
-// per-kernel latency; the larger wins, as in SimuMax's "roofline" mode and
-// Calculon's processor model), plus the op's collectives per pass.
+// FLOPs / (peak * efficiency) vs HBM bytes / (bandwidth * streaming
+// efficiency) plus a fixed GPU cost per kernel; the larger wins, as in
+// SimuMax's "roofline" mode and Calculon's processor model), the op's
+// collectives per pass, and the kernels the host launches for it.
 #pragma once
 
 #include <array>
 
 #include "model/op.h"
+#include "time/efficiency.h"
+#include "time/figures.h"
 #include "trainsim/spec.h"
 
 namespace trainsim {
@@ -31,13 +34,25 @@ struct OpTime {
   double recompute_s = 0.0;                    ///< forward re-run inside backward
   CommTimes recompute_comm;                    ///< forward collectives re-issued by the re-run
   std::array<double, kNumPasses> flops{};
+  std::array<double, kNumPasses> bytes{};
+  /// Kernels the host launches per pass (the op's kernels and collectives; 0 when
+  /// the op sits in a captured CUDA graph).
+  std::array<double, kNumPasses> launches{};
+  double recompute_launches = 0.0;
+  bool captured = false;                       ///< inside a captured CUDA graph
+  bool host_sync = false;                      ///< the host waits for the GPU after its forward
   int measured_lookups = 0;                    ///< passes priced from a measured table
-  int model_lookups = 0;                       ///< passes priced from the shape model / flat value
+  int model_lookups = 0;                       ///< passes priced from the shape model / table
+  double compute_only_s = 0.0;                 ///< all passes: the compute-bound part (for efficiency)
+  EfficiencySource source = EfficiencySource::kShapeModel;
+  bool memory_bound = true;                    ///< every pass was bound by its bytes
+  FigureSet figures;                           ///< system figures it used
 };
 
 OpTime op_time(const Op& op, const Config& config);
 
-// HBM-bound time of `bytes` in one kernel of the given class.
-double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const GpuSpec& gpu);
+// HBM-bound time of `bytes` in `kernels` kernels of the given class.
+double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const GpuSpec& gpu,
+                            double kernels = 1.0);
 
 }  // namespace trainsim

@@ -7,6 +7,7 @@
 #include "time/chunk_time.h"
 #include "time/collectives.h"
 #include "time/dp_optimizer_time.h"
+#include "time/op_table.h"
 #include "time/pipeline_schedule.h"
 
 namespace trainsim {
@@ -150,7 +151,8 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   const ParallelSpec& p = t.parallel;
   const int64_t micro_batches = t.num_micro_batches;
   const double mbc = d(micro_batches);
-  const std::vector<ChunkTime> per_block = block_times(config, block_op_times(config, plan));
+  const std::vector<std::vector<OpTime>> per_op = block_op_times(config, plan);
+  const std::vector<ChunkTime> per_block = block_times(config, per_op);
   const std::vector<double> boundary = boundary_p2p_s(config);
   ScheduleInput schedule;
   schedule.num_micro_batches = micro_batches;
@@ -162,12 +164,14 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     schedule.phases.emplace_back();
     for (const ChunkPlan& chunk : plan.stages[s]) {
-      const ChunkTime ct = chunk_time(per_block, chunk);
+      const ChunkTime ct = chunk_time(per_block, chunk, config.system.efficiency.host);
       schedule.phases.back().push_back({ct.forward_phase_s(), ct.backward_phase_s()});
       ChunkTime& total = stage_totals[s];
       total.forward_s += ct.forward_s;
       total.backward_s += ct.backward_s;
       total.recompute_s += ct.recompute_s;
+      total.forward_host_s += ct.forward_host_s;
+      total.backward_host_s += ct.backward_host_s;
       total.forward_comm += ct.forward_comm;
       total.backward_comm += ct.backward_comm;
       total.recompute_comm += ct.recompute_comm;
@@ -199,10 +203,11 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     b.forward_s = mbc * c.forward_s;
     b.backward_s = mbc * c.backward_s;
     b.recompute_s = mbc * c.recompute_s;
+    b.host_overhead_s = mbc * (c.forward_host_s + c.backward_host_s);
     b.tp_comm_exposed_s = mbc * comm.tp_s;
     b.cp_comm_exposed_s = mbc * comm.cp_s;
     b.ep_comm_exposed_s = mbc * comm.ep_s;
-    const double busy = b.forward_s + b.backward_s + b.recompute_s + b.tp_comm_exposed_s +
+    const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
                         b.cp_comm_exposed_s + b.ep_comm_exposed_s;
     const double idle = std::max(0.0, pipeline.makespan_s - busy);
     b.pp_comm_exposed_s = std::min(idle, mbc * p2p_per_micro_batch_s(st.stage, p, boundary));
@@ -217,6 +222,8 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     time.stages.push_back(st);
   }
   time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
+  time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
+  out.calibration = calibration_of(config, plan, per_op);
   out.timeline.included = schedule.record_timeline;
   if (schedule.record_timeline) {
     for (size_t s = 0; s < pipeline.timeline.size(); ++s) {

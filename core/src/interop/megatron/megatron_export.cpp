@@ -115,8 +115,9 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
   notes.push_back("--tokenizer-type NullTokenizer --vocab-size " + str(m.vocab_size - 1) +
                   " stands for a tokenizer of " + str(m.vocab_size) +
                   " entries: use your tokenizer's flags instead");
-  a.add("--attention-dropout", "0.0");  // trainsim models no dropout; Megatron's default is 0.1
-  a.add("--hidden-dropout", "0.0");
+  // Megatron-LM's own dropout defaults are 0.1: always written.
+  a.add("--attention-dropout", nlohmann::json(c.training.attention_dropout).dump());
+  a.add("--hidden-dropout", nlohmann::json(c.training.hidden_dropout).dump());
   if (m.moe) {
     a.add("--num-experts", m.moe->num_experts);
     a.add("--moe-router-topk", m.moe->top_k);
@@ -203,7 +204,34 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
     a.add("--data-parallel-sharding-strategy", t.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
   }
   a.add(t.dtype == Dtype::kFp16 ? "--fp16" : "--bf16");
-  if (t.dtype == Dtype::kFp8) a.add("--fp8-format", "hybrid");
+  if (t.dtype == Dtype::kFp8) {
+    const char* recipes[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
+    a.add("--fp8-format", t.fp8_recipe == Fp8Recipe::kMxfp8 ? "e4m3" : "hybrid");
+    a.add("--fp8-recipe", recipes[static_cast<size_t>(t.fp8_recipe)]);
+    a.add_if(t.fp8_param_gather, "--fp8-param-gather");
+  }
+  if (t.dtype == Dtype::kFp4) {
+    a.add("--fp4-format", "e2m1");
+    a.add("--fp4-recipe", "nvfp4");
+    a.add_if(t.fp8_param_gather, "--fp4-param-gather");
+  }
+  a.add_if(!t.kernels.fused_bias_dropout, "--no-bias-dropout-fusion");
+  a.add_if(!t.kernels.fused_rope, "--no-rope-fusion");
+  a.add_if(!t.kernels.fused_softmax, "--no-masked-softmax-fusion");
+  a.add_if(c.model.moe && t.kernels.moe_router_fusion, "--moe-router-fusion");
+  a.add_if(c.model.moe && t.kernels.moe_permute_fusion, "--moe-permute-fusion");
+  if (!c.model.moe && (t.kernels.moe_router_fusion || t.kernels.moe_permute_fusion)) {
+    notes.push_back("moe_router_fusion / moe_permute_fusion have no effect on a dense model");
+  }
+  if (t.cuda_graph.impl != CudaGraphImpl::kNone) {
+    const char* impls[] = {"none", "local", "transformer_engine", "full_iteration"};
+    const char* modules[] = {"attn", "mlp", "moe", "moe_router", "moe_preprocess"};
+    a.add("--cuda-graph-impl", impls[static_cast<size_t>(t.cuda_graph.impl)]);
+    if (!t.cuda_graph.modules.empty()) {
+      a.add("--cuda-graph-modules");
+      for (const CudaGraphModule m : t.cuda_graph.modules) a.add(modules[static_cast<size_t>(m)]);
+    }
+  }
   if (t.dtype == Dtype::kFp16) {
     a.add_if(!t.grad_reduce_in_bf16, "--accumulate-allreduce-grads-in-fp32");
   } else {

@@ -12,7 +12,7 @@ namespace trainsim::interop {
 namespace {
 
 const char* const kNoValue[] = {
-    "--no-fp8-wgrad", "--fp8-param-gather", "--first-last-layers-bf16", "--te-rng-tracker",
+    "--no-fp8-wgrad", "--fp8-param-gather", "--fp4-param-gather", "--first-last-layers-bf16", "--te-rng-tracker",
     "--inference-rng-tracker", "--output-bert-embeddings", "--flash-decode", "--enable-cuda-graph",
     "--external-cuda-graph", "--inference-dynamic-batching", "--nccl-all-reduce-for-prefill",
     "--retro-add-retriever", "--group-query-attention", "--use-rotary-position-embeddings",
@@ -89,7 +89,7 @@ const char* const kList[] = {
     "--hierarchical-context-parallel-sizes", "--tiktoken-special-tokens", "--data-path",
     "--train-data-path", "--valid-data-path", "--test-data-path",
     "--retriever-report-topk-accuracies", "--moe-router-load-balancing-type", "--moe-aux-loss-coeff",
-    "--spec",
+    "--spec", "--cuda-graph-modules", "--cuda-graph-scope",
 };
 
 // Mapped onto the config by megatron_import.cpp (the exporter writes a subset).
@@ -122,6 +122,10 @@ const char* const kRead[] = {
     "--overlap-param-gather", "--tp-comm-overlap", "--use-flash-attn", "--attention-backend",
     "--no-bias-swiglu-fusion", "--transformer-impl", "--optimizer", "--use-legacy-models",
     "--nnodes", "--nproc-per-node", "--nproc_per_node", "--window-size", "--window-attn-skip-freq",
+    "--fp8-recipe", "--fp8-param-gather", "--fp4-format", "--fp4-recipe", "--fp4-param-gather",
+    "--cuda-graph-impl", "--cuda-graph-modules", "--cuda-graph-scope", "--enable-cuda-graph",
+    "--external-cuda-graph", "--no-masked-softmax-fusion", "--no-bias-dropout-fusion",
+    "--no-rope-fusion", "--moe-permute-fusion", "--moe-router-fusion",
 };
 
 struct Noted {
@@ -130,15 +134,10 @@ struct Noted {
 };
 
 const Noted kNotModelled[] = {
-    {"--fp8-recipe", "the fp8 scaling recipe is not modelled (one fp8 GEMM efficiency)"},
-    {"--fp8-param-gather", "fp8 parameters and their fp8 all-gather are not modelled"},
     {"--no-fp8-wgrad", "bf16 weight-gradient GEMMs inside an fp8 run are not modelled"},
     {"--first-last-layers-bf16", "bf16 layers inside an fp8 run are not modelled"},
     {"--num-layers-at-start-in-bf16", "bf16 layers inside an fp8 run are not modelled"},
     {"--num-layers-at-end-in-bf16", "bf16 layers inside an fp8 run are not modelled"},
-    {"--enable-cuda-graph", "CUDA graphs (static buffers, no launch gaps) are not modelled"},
-    {"--external-cuda-graph", "CUDA graphs (static buffers, no launch gaps) are not modelled"},
-    {"--cuda-graph-scope", "CUDA graphs (static buffers, no launch gaps) are not modelled"},
     {"--retro-add-retriever", "Retro retrieval models are not modelled"},
     {"--decoder-num-layers", "encoder-decoder models are not modelled"},
     {"--no-rope-freq", "skipping RoPE on some layers is not modelled"},
@@ -154,10 +153,7 @@ const Noted kNotModelled[] = {
     {"--disable-tp-comm-bulk-wgrad", "per-GEMM tensor-parallel overlap settings are not modelled"},
     {"--disable-tp-comm-split-ag", "per-GEMM tensor-parallel overlap settings are not modelled"},
     {"--disable-tp-comm-split-rs", "per-GEMM tensor-parallel overlap settings are not modelled"},
-    {"--no-masked-softmax-fusion", "unfused softmax kernels are not modelled"},
     {"--no-bias-gelu-fusion", "unfused bias-gelu kernels are not modelled"},
-    {"--no-bias-dropout-fusion", "unfused bias-dropout-add kernels are not modelled"},
-    {"--no-rope-fusion", "unfused RoPE kernels are not modelled"},
     {"--optimizer-cpu-offload", "optimizer offload to CPU is not modelled"},
     {"--optimizer-offload-fraction", "optimizer offload to CPU is not modelled"},
     {"--use-torch-optimizer-for-cpu-offload", "optimizer offload to CPU is not modelled"},
@@ -195,7 +191,6 @@ const Noted kNotModelled[] = {
     {"--moe-router-padding-for-fp8", "router padding for fp8 is not modelled"},
     {"--moe-enable-deepep", "DeepEP dispatch is priced as an all-to-all"},
     {"--moe-deepep-num-sms", "DeepEP dispatch is priced as an all-to-all"},
-    {"--moe-permute-fusion", "fused token permutation kernels are not modelled"},
     {"--moe-apply-probs-on-input", "applying router probabilities to the expert input is not modelled"},
     {"--overlap-moe-expert-parallel-comm", "batch-level overlap of expert-parallel all-to-all is not modelled"},
     {"--delay-wgrad-compute", "delayed weight-gradient computation is not modelled"},

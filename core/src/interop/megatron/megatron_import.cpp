@@ -28,6 +28,24 @@ void read_precision(FlagReader& r, json& t) {
                       "default without --bf16 or --fp16)");
   }
   t["dtype"] = fp8 ? "fp8" : (fp16 ? "fp16" : "bf16");
+  // --fp8-recipe (default delayed, megatron/core/enums.py Fp8Recipe); --fp4-format
+  // e2m1 with --fp4-recipe nvfp4 (arguments.py rejects fp4 together with fp8).
+  const auto recipe = r.choice("--fp8-recipe", {"delayed", "tensorwise", "blockwise", "mxfp8", "custom"});
+  if (recipe && *recipe == 4) r.error("--fp8-recipe", "\"custom\" quantizer factories are not modelled");
+  if (recipe && *recipe < 4) {
+    const char* names[] = {"delayed", "tensorwise", "blockwise", "mxfp8"};
+    if (fp8) t["fp8_recipe"] = names[*recipe];
+    else if (*recipe != 0) r.note("--fp8-recipe has no effect without --fp8-format");
+  }
+  const auto fp4 = r.choice("--fp4-format", {"e2m1"});
+  const auto fp4_recipe = r.choice("--fp4-recipe", {"nvfp4", "custom"});
+  if (fp4 && fp8) r.error("--fp4-format", "cannot be combined with --fp8-format");
+  if (fp4_recipe && *fp4_recipe == 1) r.error("--fp4-recipe", "\"custom\" quantizer factories are not modelled");
+  if (fp4 && !fp8) t["dtype"] = "fp4";
+  const bool fp8_params = r.flag("--fp8-param-gather"), fp4_params = r.flag("--fp4-param-gather");
+  if (fp8_params && !fp8) r.error("--fp8-param-gather", "needs --fp8-format");
+  if (fp4_params && !fp4) r.error("--fp4-param-gather", "needs --fp4-format");
+  t["fp8_param_gather"] = (fp8_params && fp8) || (fp4_params && fp4);
   // validate_args: bf16 accumulates and all-reduces main grads in fp32 unless
   // --grad-reduce-in-bf16; fp16 does so only with --accumulate-allreduce-grads-in-fp32.
   const bool bf16_reduce = r.flag("--grad-reduce-in-bf16");
@@ -189,10 +207,48 @@ void read_sharding(FlagReader& r, json& t) {
   t["zero_stage"] = stage;
 }
 
+// --cuda-graph-impl / --cuda-graph-modules, and the deprecated --enable-cuda-graph
+// (local), --external-cuda-graph (transformer_engine) and --cuda-graph-scope
+// (an alias of the modules), as arguments.py rewrites them.
+void read_cuda_graph(FlagReader& r, json& t) {
+  const char* impls[] = {"none", "local", "transformer_engine", "full_iteration"};
+  auto impl = r.choice("--cuda-graph-impl", {"none", "local", "transformer_engine", "full_iteration"});
+  const bool enable = r.flag("--enable-cuda-graph"), external = r.flag("--external-cuda-graph");
+  if ((enable || external) && impl) r.error("--cuda-graph-impl", "cannot be combined with --enable-cuda-graph or --external-cuda-graph");
+  if (enable && external) r.error("--external-cuda-graph", "cannot be combined with --enable-cuda-graph");
+  if (enable) impl = 1;
+  if (external) impl = 2;
+  auto modules = r.list("--cuda-graph-modules");
+  const auto scope = r.list("--cuda-graph-scope");
+  if (modules && scope) r.error("--cuda-graph-scope", "cannot be combined with --cuda-graph-modules");
+  if (!modules) modules = scope;
+  json list = json::array();
+  for (const std::string& m : modules.value_or(std::vector<std::string>{})) {
+    if (m == "attn" || m == "mlp" || m == "moe" || m == "moe_router" || m == "moe_preprocess") {
+      list.push_back(m);
+    } else if (m == "full_iteration") {
+      impl = 3;  // the old spelling of --cuda-graph-scope full_iteration
+    } else {
+      r.error(modules == scope ? "--cuda-graph-scope" : "--cuda-graph-modules",
+              "\"" + m + "\" is not modelled (expected attn, mlp, moe, moe_router, moe_preprocess)");
+    }
+  }
+  t["cuda_graph"] = {{"impl", impls[impl.value_or(0)]}, {"modules", list}};
+}
+
 void read_kernels(FlagReader& r, json& t) {
   t["gradient_accumulation_fusion"] = !r.flag("--no-gradient-accumulation-fusion");
   t["fused_cross_entropy"] = r.flag("--cross-entropy-loss-fusion");
   t["fused_swiglu"] = !r.flag("--no-bias-swiglu-fusion");
+  t["fused_bias_dropout"] = !r.flag("--no-bias-dropout-fusion");
+  t["fused_rope"] = !r.flag("--no-rope-fusion");
+  t["fused_softmax"] = !r.flag("--no-masked-softmax-fusion");
+  t["moe_router_fusion"] = r.flag("--moe-router-fusion");
+  t["moe_permute_fusion"] = r.flag("--moe-permute-fusion");
+  // Megatron-LM's TransformerConfig defaults: hidden and attention dropout 0.1.
+  t["hidden_dropout"] = r.number("--hidden-dropout", 0.0, 1.0).value_or(0.1);
+  t["attention_dropout"] = r.number("--attention-dropout", 0.0, 1.0).value_or(0.1);
+  read_cuda_graph(r, t);
   const bool legacy_flash = r.flag("--use-flash-attn");
   const auto impl = r.choice("--transformer-impl", {"local", "transformer_engine"});
   const auto backend = r.choice("--attention-backend", {"flash", "fused", "unfused", "local", "auto"});

@@ -148,6 +148,9 @@ json convert_strategy(const json& in, json& training, json& system_overrides,
   training["num_micro_batches"] = r.required_int("micro_batch_num", 1, int64_t{1} << 30);
   const size_t dtype = r.enum_or("dtype", {"bf16", "fp16"}, 0);
   training["dtype"] = r.bool_or("fp8", false) ? "fp8" : (dtype == 0 ? "bf16" : "fp16");
+  // SimuMax stores fp8 weights at one byte (simumax/core/transformer/
+  // dense_module.py, w_element_size = 1), i.e. Megatron's --fp8-param-gather.
+  if (r.bool_or("fp8", false)) training["fp8_param_gather"] = true;
   system_overrides["num_gpus"] = r.int_or("world_size", 8, 1, int64_t{1} << 24);
   const int64_t tp = r.int_or("tp_size", 1, 1, 1 << 20);
   training["tp"] = tp;

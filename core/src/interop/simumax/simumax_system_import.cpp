@@ -171,13 +171,24 @@ json convert_simumax_system(const json& in, Issues& issues) {
   };
   const double peak = op_field("default", "tflops", 0.0);
   const double default_eff = op_field("default", "efficient_factor", 1.0);
+  // SimuMax's flat (fallback) efficiencies become the plateaus; its attention
+  // factor becomes a one-point table (it has no sequence dependence) on the
+  // executed FLOPs (see attention_table); fp8 only where measured (> 0).
+  json gemm = {{"bf16", op_field("matmul", "efficient_factor", default_eff)}};
+  json grouped = {{"bf16", op_field("group_matmul", "efficient_factor", default_eff)}};
+  if (const double fp8 = op_field("fp8_matmul", "efficient_factor", default_eff); fp8 > 0.0) gemm["fp8"] = fp8;
+  if (const double fp8 = op_field("fp8_group_matmul", "efficient_factor", default_eff); fp8 > 0.0) {
+    grouped["fp8"] = fp8;
+  }
+  auto flat = [](double efficiency) {
+    return json{{"128", {{"causal", {{"4096", efficiency}}}}}};
+  };
   json efficiency = {
-      {"gemm", op_field("matmul", "efficient_factor", default_eff)},
-      {"grouped_gemm", op_field("group_matmul", "efficient_factor", default_eff)},
-      {"attention_forward", 0.5 * op_field("sdp_fwd", "efficient_factor", default_eff)},
-      {"attention_backward", 0.5 * op_field("sdp_bwd", "efficient_factor", default_eff)},
-      {"fp8_gemm", op_field("fp8_matmul", "efficient_factor", default_eff)},
-      {"fp8_grouped_gemm", op_field("fp8_group_matmul", "efficient_factor", default_eff)},
+      {"gemm", gemm},
+      {"grouped_gemm", grouped},
+      {"attention",
+       {{"forward", flat(0.5 * op_field("sdp_fwd", "efficient_factor", default_eff))},
+        {"backward", flat(0.5 * op_field("sdp_bwd", "efficient_factor", default_eff))}}},
       {"memory", memory_kernel(bandwidths, "default", hbm_gbps)},
       {"measured",
        {{"gemm", measured_table(child(*ops, "matmul"))},

@@ -1,0 +1,222 @@
+// Accuracy that transfers: step time on measured runs the model was not fitted
+// on. Every per-GPU figure of the presets comes from datasheets and kernel
+// microbenchmarks (presets' system.provenance); the only end-to-end fitted
+// figure is the global efficiency.sustained_fraction (the fraction of
+// burst-clock kernel efficiency a long training run sustains, the same in every
+// preset). Three protocols, each printing per-GPU / per-source tables:
+//   in-sample       sustained_fraction fitted on every case;
+//   leave-one-GPU-generation-out (LOGO)  fitted without the generation predicted
+//                   (ampere, hopper, blackwell, blackwell_ultra);
+//   leave-one-source-out (LOSO)          fitted without the source predicted.
+// The fit minimises the mean squared log step-time ratio; each case's step time
+// is modelled as a + b / f in the fraction f from two estimates (f = 1, 0.8),
+// and the held-out cases are then estimated exactly at the fold's fitted f.
+// The issue's targets (LOGO median <= 5%, every case <= 15%) are printed beside
+// the bounds the model meets today, which the test holds as regression guards.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "validation/published_cases.h"
+
+namespace trainsim {
+namespace {
+
+using validation::Outcome;
+using validation::PublishedCase;
+
+// Regression guards: what the model meets today (the issue's targets are 5% / 15%).
+constexpr double kLogoMedianGuard = 0.10;
+constexpr double kLogoCaseGuard = 0.75;
+constexpr double kLosoMedianGuard = 0.10;
+constexpr double kInSampleMedianGuard = 0.10;
+constexpr double kFitLow = 0.5, kFitHigh = 1.0;
+
+nlohmann::json patch(double fraction) {
+  return {{"efficiency", {{"sustained_fraction", fraction}}}};
+}
+
+struct Surrogate {  // step ratio (predicted / measured) = a + b / f
+  double a = 0.0, b = 0.0;
+  double at(double f) const { return a + b / f; }
+};
+
+struct Data {
+  std::vector<const PublishedCase*> cases;
+  std::vector<Surrogate> surrogate;
+};
+
+const Data& data() {
+  static const Data d = [] {
+    Data out;
+    for (const PublishedCase& c : validation::published_cases()) {
+      const Outcome one = validation::evaluate(c, patch(1.0));
+      const Outcome low = validation::evaluate(c, patch(0.8));
+      if (!one.error.empty() || !low.error.empty()) {
+        ADD_FAILURE() << c.id << ": " << one.error << low.error;
+        continue;
+      }
+      const double r1 = one.step_ratio(), r08 = low.step_ratio();
+      Surrogate s;
+      s.b = (r08 - r1) / 0.25;
+      s.a = r1 - s.b;
+      out.cases.push_back(&c);
+      out.surrogate.push_back(s);
+    }
+    return out;
+  }();
+  return d;
+}
+
+// The sustained fraction minimising the mean squared log step ratio over the selected cases.
+double fit(const std::function<bool(const PublishedCase&)>& use) {
+  const Data& d = data();
+  double best_f = kFitHigh, best = 1e300;
+  for (double f = kFitLow; f <= kFitHigh + 1e-12; f += 0.0005) {
+    double loss = 0.0;
+    for (size_t i = 0; i < d.cases.size(); ++i) {
+      if (!use(*d.cases[i])) continue;
+      const double r = d.surrogate[i].at(f);
+      loss += r > 0.0 ? std::log(r) * std::log(r) : 1e6;
+    }
+    if (loss < best) {
+      best = loss;
+      best_f = f;
+    }
+  }
+  return best_f;
+}
+
+struct Group {
+  std::vector<double> errors;
+  double worst = -1.0;
+  std::string worst_id;
+  double worst_signed = 0.0;
+  void add(const std::string& id, double e) {
+    errors.push_back(std::fabs(e));
+    if (std::fabs(e) > worst) {
+      worst = std::fabs(e);
+      worst_id = id;
+      worst_signed = e;
+    }
+  }
+};
+
+struct Table {
+  std::map<std::string, Group> by_gpu, by_generation, by_source;
+  Group all;
+  std::map<std::string, double> error_of;  ///< signed, per case id
+};
+
+void print(const char* protocol, const Table& t) {
+  auto line = [&](const char* kind, const std::string& name, const Group& g) {
+    std::printf("[transfer] %-9s %-10s %-30s n %3zu  median |err| %5.1f%%  max %6.1f%%  worst %s (%+.1f%%)\n",
+                protocol, kind, name.c_str(), g.errors.size(), 100 * validation::median(g.errors),
+                100 * g.worst, g.worst_id.c_str(), 100 * g.worst_signed);
+  };
+  for (const auto& [name, g] : t.by_generation) line("generation", name, g);
+  for (const auto& [name, g] : t.by_gpu) line("gpu", name, g);
+  for (const auto& [name, g] : t.by_source) line("source", name, g);
+  line("all", "all", t.all);
+}
+
+// Estimates every case exactly at the fraction its fold fitted.
+Table run(const char* protocol, const std::function<std::string(const PublishedCase&)>& fold_of) {
+  const Data& d = data();
+  std::map<std::string, double> fraction;
+  for (const PublishedCase* c : d.cases) {
+    const std::string fold = fold_of(*c);
+    if (fraction.count(fold)) continue;
+    fraction[fold] = fold.empty() ? fit([](const PublishedCase&) { return true; })
+                                  : fit([&](const PublishedCase& o) { return fold_of(o) != fold; });
+    std::printf("[transfer] %-9s fold %-30s sustained_fraction %.4f\n", protocol,
+                fold.empty() ? "(all cases)" : fold.c_str(), fraction[fold]);
+  }
+  Table t;
+  for (const PublishedCase* c : d.cases) {
+    const Outcome o = validation::evaluate(*c, patch(fraction[fold_of(*c)]));
+    EXPECT_TRUE(o.error.empty()) << c->id << ": " << o.error;
+    if (!o.error.empty()) continue;
+    const double e = o.relative_error();
+    t.by_gpu[c->gpu].add(c->id, e);
+    t.by_generation[validation::generation_of(c->gpu)].add(c->id, e);
+    t.by_source[c->source].add(c->id, e);
+    t.all.add(c->id, e);
+    t.error_of[c->id] = e;
+  }
+  print(protocol, t);
+  return t;
+}
+
+TEST(TransferTest, InSampleLeaveOneGenerationOutAndLeaveOneSourceOut) {
+  ASSERT_GE(data().cases.size(), 100u);
+  const Table in = run("in-sample", [](const PublishedCase&) { return std::string(); });
+  const Table logo = run("LOGO", [](const PublishedCase& c) { return validation::generation_of(c.gpu); });
+  const Table loso = run("LOSO", [](const PublishedCase& c) { return c.source; });
+  std::printf("[transfer] targets of the issue: LOGO median <= 5%%, every case <= 15%%; "
+              "today: LOGO median %.1f%%, worst %.1f%% (%s)\n",
+              100 * validation::median(logo.all.errors), 100 * logo.all.worst,
+              logo.all.worst_id.c_str());
+  EXPECT_LE(validation::median(in.all.errors), kInSampleMedianGuard);
+  EXPECT_LE(validation::median(logo.all.errors), kLogoMedianGuard);
+  EXPECT_LE(logo.all.worst, kLogoCaseGuard) << logo.all.worst_id;
+  EXPECT_LE(validation::median(loso.all.errors), kLosoMedianGuard);
+}
+
+// The presets carry the in-sample fit of the global figure (within the
+// fit's resolution): refit (this test prints it) when the physics changes.
+TEST(TransferTest, PresetsCarryTheInSampleSustainedFraction) {
+  const double fitted = fit([](const PublishedCase&) { return true; });
+  std::set<std::string> gpus;
+  for (const PublishedCase* c : data().cases) gpus.insert(c->gpu);
+  for (const std::string& gpu : gpus) {
+    const nlohmann::json preset = nlohmann::json::parse(testing::read_text_file(
+        std::string(TRAINSIM_PRESETS_DIR) + "/systems/" + gpu + ".json"));
+    EXPECT_NEAR(preset["system"]["efficiency"]["sustained_fraction"].get<double>(), fitted, 0.03)
+        << gpu << ": the in-sample fit is " << fitted;
+  }
+}
+
+// FP8 over BF16 (and over another FP8 recipe) speed-ups of pairs of runs with
+// the same GPU, model and layout: the ratio of measured throughputs against the
+// ratio of predicted ones (presets as they are).
+TEST(TransferTest, LowPrecisionSpeedUpOfPairedRuns) {
+  struct Pair {
+    const char* faster;
+    const char* slower;
+  };
+  const Pair pairs[] = {
+      {"mbridge26.02-DGX-GB200-qwen3-235B-A22B-FP8-MX-256gpu", "mbridge25.11-DGX-GB200-Qwen3_235B_a22B-BF16-256gpu"},
+      {"mbridge25.11-DGX-B200-LLAMA3_8B-FP8-CS-8gpu", "mbridge25.11-DGX-B200-llama3-8B-FP8-MX-8gpu"},
+      {"mbridge25.11-DGX-GB200-LLAMA3_8B-FP8-CS-8gpu", "mbridge25.11-DGX-GB200-llama3-8B-FP8-MX-8gpu"},
+      {"mbridge25.11-DGX-GB300-LLAMA3_8B-FP8-CS-8gpu", "mbridge25.11-DGX-GB300-llama3-8B-FP8-MX-8gpu"},
+      {"mbridge25.09-DGX-B200-llama3-405B-FP8-CS-128gpu", "mbridge25.09-DGX-B200-llama3-405B-FP8-MX-128gpu"},
+  };
+  std::map<std::string, const PublishedCase*> by_id;
+  for (const PublishedCase& c : validation::published_cases()) by_id[c.id] = &c;
+  std::vector<double> errors;
+  for (const Pair& p : pairs) {
+    ASSERT_TRUE(by_id.count(p.faster) && by_id.count(p.slower)) << p.faster << " / " << p.slower;
+    const Outcome fast = validation::evaluate(*by_id[p.faster]);
+    const Outcome slow = validation::evaluate(*by_id[p.slower]);
+    ASSERT_TRUE(fast.error.empty() && slow.error.empty()) << fast.error << slow.error;
+    const double measured = fast.measured / slow.measured;    // tokens/s ratio
+    const double predicted = fast.predicted / slow.predicted;
+    const double e = predicted / measured - 1.0;
+    errors.push_back(std::fabs(e));
+    std::printf("[transfer] speed-up %-52s / %-52s measured %.3f predicted %.3f (%+.1f%%)\n",
+                p.faster, p.slower, measured, predicted, 100 * e);
+  }
+  EXPECT_LE(validation::median(errors), 0.10);
+}
+
+}  // namespace
+}  // namespace trainsim
