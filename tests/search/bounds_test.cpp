@@ -175,6 +175,8 @@ TEST(SearchBoundsTest, FastPathReproducesTheEstimateBitForBit) {
       EXPECT_EQ(exact.iteration_s, reference.time.iteration_s);
       EXPECT_EQ(exact.peak_bytes, reference.memory.peak_bytes);
       EXPECT_EQ(exact.tokens_per_s_per_gpu, reference.throughput.tokens_per_s_per_gpu);
+      // The search's replay check is the estimate's verdict.
+      EXPECT_EQ(evaluator.replay_fits(c), reference.memory.verdict.status == "fits");
       // Screening applies the memory verdict's lower bound (allocated memory): a plan
       // that fits by the replayed verdict always passes it.
       CandidateMetrics bound;
