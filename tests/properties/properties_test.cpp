@@ -97,12 +97,17 @@ TEST(PropertyTest, TimePartsAddUpToTheStep) {
       EXPECT_TRUE(near(s.breakdown.total(), s.total_s, 1e-9)) << "stage " << s.stage;
       EXPECT_LE(s.total_s, e.time.iteration_s);
       for (double part : {s.breakdown.forward_s, s.breakdown.backward_s, s.breakdown.recompute_s,
-                          s.breakdown.tp_comm_exposed_s, s.breakdown.cp_comm_exposed_s,
+                          s.breakdown.host_overhead_s, s.breakdown.tp_comm_exposed_s, s.breakdown.cp_comm_exposed_s,
                           s.breakdown.ep_comm_exposed_s, s.breakdown.pp_comm_exposed_s,
                           s.breakdown.bubble_s, s.breakdown.straggler_s,
                           s.breakdown.dp_comm_exposed_s, s.breakdown.optimizer_s}) {
         EXPECT_GE(part, 0.0) << "stage " << s.stage;
       }
+    }
+    // The per-op table: no op faster than its peak (FLOPs) or the HBM bandwidth (bytes).
+    for (const OpTimeRow& row : e.time.ops) {
+      EXPECT_GE(row.time_s, 0.0) << row.name;
+      EXPECT_LE(row.efficiency, 1.0 + 1e-9) << row.name << " (" << row.kind << ")";
     }
   });
 }

@@ -50,7 +50,12 @@ bool graph_captured(GraphScope scope, const TrainingSpec& training) {
     case CudaGraphImpl::kNone:
       return false;
     case CudaGraphImpl::kFullIteration:
-      return true;  // the sync-free step is one graph (the MoE sync regions are not capturable)
+      // The step is one graph, except what a dropless MoE cannot capture: the
+      // token counts are host values (megatron/core/transformer/cuda_graphs.py).
+      if (scope == GraphScope::kMoePreprocess || scope == GraphScope::kMoeExperts) {
+        return training.moe.pad_to_capacity;
+      }
+      return true;
     case CudaGraphImpl::kLocal:
     case CudaGraphImpl::kTransformerEngine:
       break;

@@ -116,17 +116,18 @@ std::vector<OpTimeRow> stage_op_rows(const Config& config, const ModelPlan& plan
 }
 
 Calibration calibration_of(const Config& config, const ModelPlan& plan,
-                           const std::vector<std::vector<OpTime>>& per_op) {
+                           const std::vector<std::vector<OpTime>>& per_op, bool host_waited) {
   FigureSet used;
+  const HostSpec& host = config.system.efficiency.host;
   for (size_t b = 0; b < per_op.size() && b < plan.blocks.size(); ++b) {
     for (const OpTime& t : per_op[b]) {
       used |= t.figures;
-      if (t.launches[0] + t.launches[1] + t.launches[2] > 0.0 && config.system.efficiency.host.launch_s > 0.0) {
+      // The host figures shape the estimate only where the GPU waited for the host.
+      if (!host_waited) continue;
+      if (t.launches[0] + t.launches[1] + t.launches[2] > 0.0 && host.launch_s > 0.0) {
         used.set(static_cast<size_t>(Figure::kHostLaunch));
       }
-      if (t.host_sync && config.system.efficiency.host.sync_s > 0.0) {
-        used.set(static_cast<size_t>(Figure::kHostSync));
-      }
+      if (t.host_sync && host.sync_s > 0.0) used.set(static_cast<size_t>(Figure::kHostSync));
     }
   }
   Calibration out;

@@ -20,8 +20,9 @@ std::vector<OpTimeRow> stage_op_rows(const Config& config, const ModelPlan& plan
 
 // Every figure the ops of the plan used, with its provenance (the entry of its
 // pointer or nearest ancestor in system.provenance); calibrated is false when
-// a used figure is assumed, set in the config, or has no provenance.
+// a used figure is assumed, set in the config, or has no provenance. The host
+// figures count as used only when the GPU waited for the host (`host_waited`).
 Calibration calibration_of(const Config& config, const ModelPlan& plan,
-                           const std::vector<std::vector<OpTime>>& per_op);
+                           const std::vector<std::vector<OpTime>>& per_op, bool host_waited);
 
 }  // namespace trainsim

@@ -8,7 +8,7 @@
 namespace trainsim {
 namespace {
 
-const MemoryKernelSpec& memory_class(const EfficiencySpec& e, MemoryClass cls, Figure& figure) {
+const MemoryKernelSpec& memory_class_spec(const EfficiencySpec& e, MemoryClass cls, Figure& figure) {
   switch (cls) {
     case MemoryClass::kDefault:
       figure = Figure::kMemory;
@@ -26,6 +26,18 @@ const MemoryKernelSpec& memory_class(const EfficiencySpec& e, MemoryClass cls, F
   }
   figure = Figure::kMemory;
   return e.memory;
+}
+
+// The figure a memory-bound kernel class prices with; a class the system does
+// not set takes the memory figure's values (schema default) and is that figure.
+bool same(const MemoryKernelSpec& a, const MemoryKernelSpec& b) {
+  return a.efficiency == b.efficiency && a.latency_s == b.latency_s;
+}
+
+const MemoryKernelSpec& memory_class(const EfficiencySpec& e, MemoryClass cls, Figure& figure) {
+  const MemoryKernelSpec& kernel = memory_class_spec(e, cls, figure);
+  if (figure != Figure::kMemory && same(kernel, e.memory)) figure = Figure::kMemory;
+  return kernel;
 }
 
 void add_comm(CommTimes& times, CommGroup group, double seconds) {

@@ -223,7 +223,9 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   }
   time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
   time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
-  out.calibration = calibration_of(config, plan, per_op);
+  bool host_waited = false;
+  for (const StageTime& st : time.stages) host_waited = host_waited || st.breakdown.host_overhead_s > 0.0;
+  out.calibration = calibration_of(config, plan, per_op, host_waited);
   out.timeline.included = schedule.record_timeline;
   if (schedule.record_timeline) {
     for (size_t s = 0; s < pipeline.timeline.size(); ++s) {

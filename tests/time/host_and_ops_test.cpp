@@ -1,0 +1,134 @@
+// Host time beside the GPU stream (time/host_time.h), the per-op table of the
+// critical stage (time.ops), the fp8 recipes' quantisation kernels and the
+// figures an estimate reports it used (result.calibration).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "test_util.h"
+
+namespace trainsim {
+namespace {
+
+// A small MoE (DeepSeek-V2-Lite, 64 experts of 1408) at micro-batch 1: little GPU
+// work per kernel, one dropless host sync per MoE layer forward.
+nlohmann::json small_moe() {
+  return nlohmann::json::parse(R"({"model": "deepseek-v2-lite",
+    "training": {"seq_len": 2048, "micro_batch_size": 1, "global_batch_size": 64, "tp": 1,
+                 "pp": 1, "ep": 8, "zero_stage": 1},
+    "system": {"preset": "h100-sxm-80gb", "num_gpus": 8}})");
+}
+
+double host_s(const nlohmann::json& result) {
+  return result["time"]["breakdown"]["host_overhead_s"].get<double>();
+}
+
+TEST(HostTimeTest, DroplessMoeWaitsForTheHostAndCudaGraphsDoNotRemoveTheSyncs) {
+  const nlohmann::json eager = testing::estimate_ok(small_moe());
+  // 26 MoE layers x 8 micro-batches (global 64 / dp 8) x one 40 us sync at least.
+  EXPECT_GE(host_s(eager), 26 * 8 * 40e-6 * 0.999) << eager["time"]["breakdown"];
+  nlohmann::json graphed = small_moe();
+  graphed["training"]["cuda_graph"] = {{"impl", "full_iteration"}};
+  const nlohmann::json g = testing::estimate_ok(graphed);
+  EXPECT_LE(host_s(g), host_s(eager));
+  EXPECT_GT(host_s(g), 0.0) << "the MoE token-count syncs cannot be captured";
+}
+
+TEST(HostTimeTest, ALaunchBoundStepGetsSlowerWithTheHostCostAndGraphsTakeItAway) {
+  // A tiny dense model: each kernel's GPU time is below a 100 us launch.
+  nlohmann::json config = nlohmann::json::parse(R"({"model": {"preset": "llama3-8b", "num_layers": 2,
+      "hidden_size": 512, "ffn_hidden_size": 1024, "num_attention_heads": 8, "num_kv_heads": 8},
+    "training": {"seq_len": 512, "micro_batch_size": 1, "global_batch_size": 8, "zero_stage": 1},
+    "system": {"preset": "h100-sxm-80gb", "num_gpus": 1, "efficiency": {"host": {"launch_us": 100}}}})");
+  const nlohmann::json slow = testing::estimate_ok(config);
+  EXPECT_GT(host_s(slow), 0.0);
+  config["system"]["efficiency"]["host"]["launch_us"] = 0;
+  const nlohmann::json free = testing::estimate_ok(config);
+  EXPECT_EQ(host_s(free), 0.0);
+  EXPECT_GT(slow["time"]["iteration_s"].get<double>(), free["time"]["iteration_s"].get<double>());
+  config["system"]["efficiency"]["host"]["launch_us"] = 100;
+  config["training"]["cuda_graph"] = {{"impl", "full_iteration"}};
+  const nlohmann::json graphed = testing::estimate_ok(config);
+  EXPECT_LT(host_s(graphed), host_s(slow));
+}
+
+TEST(OpTableTest, TheCriticalStageOpsAddUpToItsComputeAndStayWithinPeak) {
+  const nlohmann::json result = testing::estimate_ok(small_moe());
+  const nlohmann::json& ops = result["time"]["ops"];
+  ASSERT_FALSE(ops.empty());
+  std::set<std::string> kinds;
+  double sum_s = 0.0;
+  for (const auto& op : ops) {
+    kinds.insert(op["kind"].get<std::string>());
+    sum_s += op["time_s"].get<double>();
+    EXPECT_GT(op["efficiency"].get<double>(), 0.0) << op;
+    EXPECT_LE(op["efficiency"].get<double>(), 1.0) << op;
+    EXPECT_FALSE(op["efficiency_source"].get<std::string>().empty()) << op;
+    EXPECT_GE(op["kernels"].get<double>(), op["count"].get<double>()) << op;
+  }
+  for (const char* kind : {"gemm", "grouped_gemm", "attention", "norm", "elementwise", "router",
+                           "permute", "unpermute", "cross_entropy"}) {
+    EXPECT_TRUE(kinds.count(kind)) << kind;
+  }
+  // pp = 1: the table covers the whole step's compute, per micro-batch.
+  const nlohmann::json& b = result["time"]["breakdown"];
+  const double micro_batches = 64.0 / 8.0;  // global batch / (micro-batch 1 x dp 8)
+  const double compute_s = (b["forward_s"].get<double>() + b["backward_s"].get<double>() +
+                            b["recompute_s"].get<double>()) / micro_batches;
+  EXPECT_NEAR(sum_s, compute_s, 1e-9 + 1e-6 * compute_s);
+}
+
+double quantize_bytes(const nlohmann::json& result) {
+  double bytes = 0.0;
+  for (const auto& op : result["time"]["ops"]) {
+    if (op["kind"] == "quantize") bytes += op["bytes"].get<double>();
+  }
+  return bytes;
+}
+
+TEST(Fp8RecipeTest, EachRecipeHasItsQuantisationKernelsAndItsGemmPlateau) {
+  nlohmann::json config = testing::base_config();
+  config["system"] = {{"preset", "b200-sxm-180gb"}, {"num_gpus", 16}};
+  config["training"]["dtype"] = "bf16";
+  const nlohmann::json bf16 = testing::estimate_ok(config);
+  EXPECT_EQ(quantize_bytes(bf16), 0.0);
+  config["training"]["dtype"] = "fp8";
+  std::map<std::string, nlohmann::json> by_recipe;
+  for (const char* recipe : {"delayed", "tensorwise", "blockwise", "mxfp8"}) {
+    config["training"]["fp8_recipe"] = recipe;
+    by_recipe[recipe] = testing::estimate_ok(config);
+    EXPECT_GT(quantize_bytes(by_recipe[recipe]), 0.0) << recipe;
+    EXPECT_LT(by_recipe[recipe]["time"]["iteration_s"].get<double>(), bf16["time"]["iteration_s"].get<double>())
+        << recipe << " is not faster than bf16";
+  }
+  // Current (tensorwise) scaling reads each input twice (amax, then cast): more bytes
+  // than delayed scaling's single fused cast (Transformer Engine quantizer.cpp).
+  EXPECT_GT(quantize_bytes(by_recipe["tensorwise"]), quantize_bytes(by_recipe["delayed"]));
+  // MXFP8 GEMMs run on their own (lower) plateau on this preset.
+  EXPECT_GT(by_recipe["mxfp8"]["time"]["iteration_s"].get<double>(),
+            by_recipe["delayed"]["time"]["iteration_s"].get<double>());
+}
+
+TEST(CalibrationTest, ADenseGpuBoundRunOnMicrobenchmarkedFiguresIsCalibrated) {
+  const nlohmann::json result = testing::estimate_ok(testing::base_config());
+  EXPECT_TRUE(result["calibration"]["calibrated"].get<bool>()) << result["calibration"];
+  for (const auto& f : result["calibration"]["figures"]) {
+    EXPECT_NE(f["kind"], "config") << f;
+    EXPECT_NE(f["figure"], "/efficiency/host/sync_us") << "a dense run has no MoE sync";
+  }
+}
+
+TEST(CalibrationTest, AHostBoundMoeRunRestsOnTheAssumedHostSync) {
+  const nlohmann::json result = testing::estimate_ok(small_moe());
+  EXPECT_FALSE(result["calibration"]["calibrated"].get<bool>());
+  bool sync = false;
+  for (const auto& f : result["calibration"]["figures"]) {
+    if (f["figure"] == "/efficiency/host/sync_us") sync = f["kind"] == "assumed";
+  }
+  EXPECT_TRUE(sync) << result["calibration"];
+}
+
+}  // namespace
+}  // namespace trainsim
