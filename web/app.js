@@ -8,7 +8,9 @@
 import { store } from './state/store.js';
 import { MAX_PINS, decode, encode } from './state/url.js';
 import { cloneSpec, fromConfig, toConfig } from './state/config.js';
+import { effectiveSection } from './state/config.js';
 import { figureLabel, installSchema } from './state/fields.js';
+import { applySet, unknownKeys } from './state/suggest.js';
 import { startRuns } from './engine/runs.js';
 import * as banner from './views/banner.js';
 import * as tabs from './views/tabs.js';
@@ -19,6 +21,9 @@ import * as memoryChart from './views/memory_chart.js';
 import * as timeBreakdown from './views/time_breakdown.js';
 import * as throughput from './views/throughput.js';
 import * as timeline from './views/timeline.js';
+import * as memoryTimeline from './views/memory_timeline.js';
+import * as opsTable from './views/ops_table.js';
+import * as panes from './views/panes.js';
 import * as searchPanel from './views/search_panel.js';
 import * as searchResults from './views/search_results.js';
 import * as searchScatter from './views/search_scatter.js';
@@ -72,7 +77,7 @@ function readHash() {
   const catalog = current.catalog;
   const { state, ignored, view, pins } = decode(location.hash, catalog);
   if (!current.spec || encode(state, catalog) !== encode(current.spec, catalog)) store.set({ spec: state, localErrors: {} });
-  const pinText = (list) => list.map((pin) => encode(pin, catalog)).join('\n');
+  const pinText = (list) => list.map((pin) => `${pin.name ?? ''}\t${encode(pin, catalog)}`).join('\n');
   if (pinText(pins) !== pinText(current.pins)) store.set({ pins });
   if (view !== current.view) store.set({ view });
   store.set({ banner: linkBanner(ignored) });
@@ -83,14 +88,16 @@ function readHash() {
 
 // A config document (a search row, an import) into the calculator; returns
 // what the page could not represent. The spec is made canonical (defaults
-// dropped), as a link to it would read.
-function applyConfig(document, source) {
+// dropped), as a link to it would read. The importer's notes and what was
+// ignored stay on the page as a banner until dismissed.
+function applyConfig(document, source, notes = []) {
   const { catalog } = store.get();
   const { spec, ignored } = fromConfig(document, catalog);
   const canonical = decode(encode(spec, catalog), catalog).state;
   canonical.tokens = store.get().spec.tokens;
   setSpec(canonical, { commit: true });
-  store.set({ banner: ignored.length ? { title: `Imported from ${source}; these parts were ignored:`, items: ignored } : null });
+  const items = [...notes, ...ignored.map((text) => `ignored: ${text}`)];
+  store.set({ banner: items.length ? { title: `Imported from ${source}:`, items, kind: ignored.length ? 'warn' : 'notes' } : null });
   return ignored;
 }
 
@@ -129,6 +136,12 @@ function scaleSystem(spec, { figure, factor }) {
 }
 
 let firstResult = true;
+let estimateWaiters = [];
+// Resolves with {result, errors} once the next estimate has come back.
+function whenEstimated() {
+  return new Promise((resolve) => { estimateWaiters.push(resolve); });
+}
+
 async function estimate(spec) {
   document.body.dataset.status = 'computing';
   let envelope;
@@ -144,10 +157,38 @@ async function estimate(spec) {
   if (envelope.ok) store.set({ result: envelope.result, errors: [], status: 'ready' });
   else store.set({ errors: Array.isArray(envelope.errors) ? envelope.errors : [{ path: '', message: 'unreadable engine answer' }], status: 'ready' });
   document.body.dataset.status = 'ready';
+  const waiters = estimateWaiters;
+  estimateWaiters = [];
+  for (const resolve of waiters) resolve({ result: store.get().result, errors: store.get().errors });
   if (firstResult && envelope.ok) {
     firstResult = false;
     performance.mark('trainsim:first-result');
   }
+}
+
+// "Find a plan that fits": the Search tab with this model, system and GPU
+// count (the search reads model and system from the calculator), run at once.
+function findPlan() {
+  const { spec, catalog, searchInputs } = store.get();
+  const gpus = effectiveSection(spec, 'system', catalog).num_gpus;
+  store.set({ searchInputs: { ...searchInputs, gpus: gpus ? String(gpus) : searchInputs.gpus } });
+  setView('search');
+  document.getElementById('search-form')?.requestSubmit();
+}
+
+function applySuggestion(set) {
+  const { spec, missing } = applySet(store.get().spec, set);
+  if (missing.length) return false;
+  setSpec(spec, { commit: true });
+  return true;
+}
+
+// Takes the reader to a form field (opening its group and, on a phone, the form).
+function focusField(target) {
+  panes.show('form');
+  target.closest('details')?.setAttribute('open', '');
+  target.scrollIntoView({ block: 'center' });
+  target.querySelector('input, select')?.focus({ preventScroll: true });
 }
 
 export async function start(startedEngine) {
@@ -160,20 +201,37 @@ export async function start(startedEngine) {
     setSpec, setView, applyConfig, loadConfig, pinConfig,
     pinCurrent: () => pinSpec(store.get().spec),
     unpin: (i) => setPins(store.get().pins.filter((_, k) => k !== i)),
-    openPin: (i) => { setSpec(cloneSpec(store.get().pins[i]), { commit: true }); setView('calc'); },
+    renamePin: (i, name) => setPins(store.get().pins.map((pin, k) => {
+      if (k !== i) return pin;
+      const copy = cloneSpec(pin);
+      if (name) copy.name = name;
+      else delete copy.name;
+      return copy;
+    })),
+    openPin: (i) => {
+      const spec = cloneSpec(store.get().pins[i]);
+      delete spec.name;
+      setSpec(spec, { commit: true });
+      setView('calc');
+    },
     runSearch: (document) => runs.runSearch(document),
     cancelSearch: () => runs.cancelSearch(),
     searchScaled, scaleSystem,
     engine: (op, arg) => engine.run(op, arg),
     openImport: () => imports.open(),
     openExport: () => exports.open(),
+    findPlan, applySuggestion, unknownKeys, focusField, whenEstimated,
+    setEdited: (path) => { if (store.get().edited !== path) store.set({ edited: path }); },
   };
   banner.mount(document.getElementById('banner'), store);
   toolbar.mount(document.getElementById('toolbar'), store, actions);
   configForm.mount(document.getElementById('config'), store, actions);
-  summary.mount(document.getElementById('summary'), store);
-  memoryChart.mount(document.getElementById('memory'), store);
-  timeBreakdown.mount(document.getElementById('time'), store);
+  panes.mount(document.getElementById('view-calc'), store);
+  summary.mount(document.getElementById('summary'), store, actions);
+  memoryChart.mount(document.getElementById('memory'), store, actions);
+  memoryTimeline.mount(document.getElementById('memory-timeline'), store);
+  timeBreakdown.mount(document.getElementById('time'), store, actions);
+  opsTable.mount(document.getElementById('ops'), store);
   throughput.mount(document.getElementById('throughput'), store, actions);
   timeline.mount(document.getElementById('timeline'), store);
   imports = importDialog.mount(dialogs, store, actions);

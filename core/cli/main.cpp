@@ -1,11 +1,11 @@
 // trainsim command-line interface. Every command prints one JSON envelope on
 // stdout: exit 0 when ok, 2 for bad input (including unreadable files),
 // 3 for an internal error, 1 for bad usage (usage text on stderr).
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,20 +37,40 @@ Output is one JSON envelope: {"schema_version":1,"ok":true,"result":{...}} or
 {"schema_version":1,"ok":false,"errors":[{"path":"/training/tp","message":"..."}]}.
 )";
 
+// Larger inputs are refused before they are read whole (the core itself
+// reads documents of at most 4 MiB and launch scripts of at most 1 MiB, and
+// says so at the document's path).
+constexpr std::streamsize kMaxInputBytes = std::streamsize{16} << 20;
+
+// Reads at most kMaxInputBytes + 1 bytes of `in`.
+bool read_bounded(std::istream& in, const std::string& name, std::string& text, std::string& error) {
+  text.resize(static_cast<size_t>(kMaxInputBytes) + 1);
+  in.read(text.data(), kMaxInputBytes + 1);
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.bad()) {
+    error = "cannot read " + name;
+    return false;
+  }
+  if (static_cast<std::streamsize>(text.size()) > kMaxInputBytes) {
+    error = name + " is larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB";
+    return false;
+  }
+  return true;
+}
+
 bool read_input(const std::string& path, std::string& text, std::string& error) {
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
+  if (path == "-") return read_bounded(std::cin, "standard input", text, error);
+  std::error_code code;
+  if (std::filesystem::is_directory(path, code)) {
+    error = "\"" + path + "\" is a directory, not a file";
+    return false;
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = "cannot read file \"" + path + "\"";
     return false;
   }
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  text = buffer.str();
-  return true;
+  return read_bounded(file, "file \"" + path + "\"", text, error);
 }
 
 std::string json_string(const std::string& text) {
@@ -104,6 +124,7 @@ int run_import_simumax(const std::vector<std::string>& args) {
         i + 1 >= args.size()) {
       return usage_error("import simumax takes --model M.json --strategy S.json [--system SYS.json]");
     }
+    if (files.count(flag.substr(2)) != 0) return usage_error(flag + " is given more than once");
     files[flag.substr(2)] = args[i + 1];
   }
   if (files.count("model") == 0 || files.count("strategy") == 0) {
@@ -113,6 +134,7 @@ int run_import_simumax(const std::vector<std::string>& args) {
   for (const auto& [kind, path] : files) {
     std::string error;
     if (!read_input(path, texts[kind], error)) return file_error("--" + kind, error);
+    if (texts[kind].empty()) return file_error("--" + kind, "file \"" + path + "\" is empty");
   }
   return emit(trainsim::call("import_simumax", texts_document(texts)));
 }

@@ -43,6 +43,20 @@ void apply_verdict(const Config& config, const EstimateOptions& options, Estimat
   }
 }
 
+// Stages whose traces are past the replay's bounds (memory/stage_replay.h).
+void note_unreplayed_stages(Estimate& estimate) {
+  int64_t count = 0, first = -1;
+  for (const StageMemory& s : estimate.memory.stages) {
+    if (s.allocator.replayed) continue;
+    if (count++ == 0) first = s.stage;
+  }
+  if (count == 0) return;
+  estimate.notes.push_back(
+      std::to_string(count) + " pipeline stage(s) (the first: stage " + std::to_string(first) +
+      ") were not replayed through the caching allocator: their allocation traces are past the "
+      "replay's bounds; their reserved bytes are the allocated peak, a lower bound");
+}
+
 }  // namespace
 
 Estimate estimate(const Config& config) { return estimate_with(config, EstimateOptions{}, nullptr); }
@@ -64,6 +78,7 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     replay.describe = options.describe;
     replay.find_need = options.memory_need;
     replay_stage_memory(config, plan, result.memory.stages, replay);
+    if (options.describe) note_unreplayed_stages(result);
   } else {
     lower_bound_reserved(config, result.memory.stages);
   }

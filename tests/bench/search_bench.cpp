@@ -1,8 +1,12 @@
 // Strategy search speed (Google Benchmark; figures go to README, never a
-// pass/fail test). Issue "Strategy search and what-if": >= 100,000 candidate
-// evaluations per second on one core, and a full search for a 70B dense model
-// on 1024 GPUs (all degrees, 4 micro-batch sizes, 4 recompute modes) < 1 s.
+// pass/fail test): a 70B dense model on 1024 GPUs (all degrees, 4 micro-batch
+// sizes, 4 recompute modes), and the frontier-scale searches: DeepSeek-V3 on
+// 1024 GPUs with uneven stages, DeepSeek-V3 over 512-4096 GPUs, Llama-3-405B
+// on 1024 GPUs with every default. peak_rss_mib is the process's peak
+// resident memory (getrusage): run one benchmark per process
+// (--benchmark_filter) to read it per search.
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <string>
 
@@ -24,6 +28,28 @@ const char* kLlama70bOn1024Gpus = R"({
                   {"granularity": "full", "method": "uniform", "num_layers": 1}]}
 })";
 
+const char* kDeepSeekV3On1024Gpus = R"({
+  "model": "deepseek-v3", "system": "h100-sxm-80gb", "num_gpus": 1024,
+  "global_batch_size": 4096, "seq_len": 4096,
+  "constraints": {"uneven_stages": true}
+})";
+
+const char* kDeepSeekV3On512To4096Gpus = R"({
+  "model": "deepseek-v3", "system": "h100-sxm-80gb", "num_gpus": [512, 1024, 2048, 4096],
+  "global_batch_size": 4096, "seq_len": 4096
+})";
+
+const char* kLlama405bOn1024Gpus = R"({
+  "model": "llama3-405b", "system": "h100-sxm-80gb", "num_gpus": 1024,
+  "global_batch_size": 2048, "seq_len": 8192
+})";
+
+double peak_rss_mib() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
 trainsim::schema::SearchRequest parse(const char* text) {
   trainsim::schema::SearchRequest request;
   trainsim::Issues issues;
@@ -34,29 +60,48 @@ trainsim::schema::SearchRequest parse(const char* text) {
 // Per search: candidates, evaluated (memory estimated, step time at least
 // bounded), timed (pipeline simulated); candidates per second over all runs.
 void add_counters(benchmark::State& state, const trainsim::SearchCounts& c) {
+  state.counters["combinations"] = static_cast<double>(c.considered);
   state.counters["candidates"] = static_cast<double>(c.candidates);
+  state.counters["skipped"] = static_cast<double>(c.skipped + c.bounded);
   state.counters["evaluated"] = static_cast<double>(c.evaluated);
   state.counters["timed"] = static_cast<double>(c.timed);
-  state.counters["candidates_per_s"] = benchmark::Counter(
-      static_cast<double>(c.candidates) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate);
+  state.counters["feasible"] = static_cast<double>(c.feasible);
+  state.counters["replay_rejected"] = static_cast<double>(c.rejected_by_replay);
+  state.counters["peak_rss_mib"] = peak_rss_mib();
 }
 
-// The whole search from a parsed document: enumeration, pruning, estimates,
-// ranking and the full estimates of the top 10.
-void BM_SearchLlama70bOn1024Gpus(benchmark::State& state) {
-  const trainsim::schema::SearchRequest request = parse(kLlama70bOn1024Gpus);
+// The whole search from a parsed document on `threads` threads: counting,
+// floors, validation, pruning, estimates, ranking and the full estimates of the top 10.
+void search(benchmark::State& state, const char* text) {
+  const trainsim::schema::SearchRequest request = parse(text);
+  trainsim::SearchOptions options;
+  options.threads = static_cast<int>(state.range(0));
   trainsim::SearchCounts counts;
   for (auto _ : state) {
-    const trainsim::SearchOutcome out = trainsim::run_search(request.spec, {}, false);
+    const trainsim::SearchOutcome out = trainsim::run_search(request.spec, {}, options);
     counts = out.counts;
     benchmark::DoNotOptimize(out.top.data());
   }
   add_counters(state, counts);
 }
-BENCHMARK(BM_SearchLlama70bOn1024Gpus)->Unit(benchmark::kMillisecond);
 
-// The same through the string API (parse, search, JSON of the top 10 with full results).
+void BM_SearchLlama70bOn1024Gpus(benchmark::State& state) { search(state, kLlama70bOn1024Gpus); }
+BENCHMARK(BM_SearchLlama70bOn1024Gpus)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SearchDeepSeekV3UnevenOn1024Gpus(benchmark::State& state) {
+  search(state, kDeepSeekV3On1024Gpus);
+}
+BENCHMARK(BM_SearchDeepSeekV3UnevenOn1024Gpus)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SearchDeepSeekV3On512To4096Gpus(benchmark::State& state) {
+  search(state, kDeepSeekV3On512To4096Gpus);
+}
+BENCHMARK(BM_SearchDeepSeekV3On512To4096Gpus)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_SearchLlama405bOn1024Gpus(benchmark::State& state) { search(state, kLlama405bOn1024Gpus); }
+BENCHMARK(BM_SearchLlama405bOn1024Gpus)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same through the string API (parse, count, search, JSON of the top 10 with full results).
 void BM_SearchJsonLlama70bOn1024Gpus(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(trainsim::search_json(kLlama70bOn1024Gpus));
 }
@@ -80,7 +125,7 @@ void BM_CandidateScreening(benchmark::State& state) {
   for (auto _ : state) {
     for (const trainsim::Candidate& c : candidates) {
       trainsim::CandidateMetrics metrics;
-      benchmark::DoNotOptimize(evaluator.screen(c, metrics));
+      benchmark::DoNotOptimize(evaluator.screen(c, evaluator.static_bound_bytes(c), metrics));
     }
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(candidates.size()));

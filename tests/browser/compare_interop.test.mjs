@@ -101,6 +101,7 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       const { page, context, problems } = await openPage(browser, url);
       await page.click('#open-import');
       assert.equal(await page.isVisible('#import-dialog'), true);
+      await page.click('#import-kind-megatron');
       await page.fill('#import-megatron-text', script);
       await page.selectOption('#import-megatron-system', 'h100-sxm-80gb');
       await act(page, () => page.click('#import-run'));
@@ -136,7 +137,9 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       await page.setInputFiles('#import-hf-text-file', { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(text) });
       await page.waitForFunction(() => document.getElementById('import-hf-text').value.length > 100);
       await act(page, () => page.click('#import-run'));
-      assert.equal(await page.inputValue('#f-model-preset'), 'custom');
+      // Llama 3 8B's config.json is the llama3-8b preset: the preset is selected.
+      assert.equal(await page.inputValue('#f-model-preset'), 'llama3-8b');
+      assert.match(await page.textContent('#import-outcome'), /equals the preset "Llama 3 8B"/);
       assert.equal(await page.inputValue('#f-model-num_layers'), '32');
       assert.equal(await page.inputValue('#f-model-vocab_size'), '128256');
       assert.equal(await page.inputValue('#f-training-tp'), '2', 'the training plan stays');
@@ -172,12 +175,13 @@ export function compareInteropTests({ url, cli: binary, artifacts }) {
       overflow.push(...await screenshots(page, artifacts, 'export-dialog', { fullPage: false }));
       await page.click('#export-close');
       await page.click('#open-import');
+      await page.click('#import-kind-megatron');
       await page.fill('#import-megatron-text', flags);
       await page.selectOption('#import-megatron-system', 'h100-sxm-80gb');
       await act(page, () => page.click('#import-run'));
       await page.click('#import-close');
       const back = await pageConfig(page);
-      assert.equal(back.model.preset, undefined, 'flags name no preset: the model comes back as its fields');
+      assert.equal(back.model.preset, 'llama3-8b', 'the flags describe Llama 3 8B exactly: the preset is selected');
       assert.deepEqual(canonical(binary, back), canonical(binary, before));
       assert.deepEqual(await memoryTable(page), numbers.table);
       assert.equal(await page.getAttribute('#iteration-time strong', 'data-seconds'), numbers.step);

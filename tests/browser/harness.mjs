@@ -15,10 +15,10 @@ const CHROMIUM_FLAGS = [
 ];
 
 export function parseArgs(argv) {
-  const args = { url: '', cli: '', module: '', artifacts: 'build/browser-artifacts' };
+  const args = { url: '', cli: '', module: '', artifacts: 'build/browser-artifacts', site: '' };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
-    if (!(key in args) || argv[i + 1] === undefined) throw new Error(`usage: run.mjs --url URL --cli TRAINSIM --module MODULE.mjs [--artifacts DIR] (bad ${argv[i]})`);
+    if (!(key in args) || argv[i + 1] === undefined) throw new Error(`usage: run.mjs --url URL --cli TRAINSIM --module MODULE.mjs [--artifacts DIR] [--site DIR] (bad ${argv[i]})`);
     args[key] = argv[i + 1];
   }
   if (!args.url || !args.cli || !args.module) throw new Error('usage: run.mjs --url URL --cli TRAINSIM --module MODULE.mjs [--artifacts DIR]');
@@ -26,10 +26,35 @@ export function parseArgs(argv) {
   return args;
 }
 
+// One Chromium for the whole run, started on first use (each suite used to
+// start its own at the beginning of the run: five or more browsers idling
+// side by side on a loaded machine).
+let shared = null;
 export function launchBrowser() {
-  return chromium.launch({
+  shared ??= chromium.launch({
     executablePath: process.env.TRAINSIM_CHROMIUM || '/usr/bin/chromium',
     args: CHROMIUM_FLAGS,
+    // playwright's own handlers close every browser on SIGINT/SIGTERM/SIGHUP
+    // and let node go on: each test still to run then fails with "Target
+    // page, context or browser has been closed". That is what a run stopped
+    // from outside (a timeout, a closed terminal) looked like, and a slow run
+    // on a loaded machine is the one that meets its caller's time limit. The
+    // handlers below stop the run instead, and say why.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+  return shared;
+}
+
+export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+for (const [signal, code] of Object.entries(STOP_SIGNALS)) {
+  process.once(signal, () => {
+    console.error(`# browser tests stopped by ${signal} from outside (a timeout, Ctrl-C or a closed terminal): `
+      + 'the run did not finish, no test failed because of it');
+    // At once: no test may go on meanwhile. playwright's exit handler kills
+    // the browser's process group.
+    process.exit(code);
   });
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { act, close, estimates, launchBrowser, memoryTable, openPage, runCli, settled } from './harness.mjs';
 import { randomHashes } from './random_hashes.mjs';
-import { formatBytes } from '../../web/lib/format.js';
+import { bytesUnit, formatBytesIn } from '../../web/lib/format.js';
 
 export function pageTests({ url, cli, artifacts }) {
   let browser;
@@ -26,7 +26,7 @@ export function pageTests({ url, cli, artifacts }) {
     it('loads and shows a result for the default view', async () => {
       const { page, context, problems } = await openPage(browser, url);
       const verdict = await page.getAttribute('#verdict', 'data-verdict');
-      assert.ok(['fits', 'oom'].includes(verdict), `verdict ${verdict}`);
+      assert.ok(['fits', 'tight', 'oom'].includes(verdict), `verdict ${verdict}`);
       const hash = await page.evaluate(() => location.hash);
       assert.match(hash, /^#v=1&m=[\w.-]+&s=[\w.-]+&n=64&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=4$/);
       assert.ok(await page.locator('#memory-chart rect.seg').count() >= 4, 'stacked bars drawn');
@@ -91,14 +91,24 @@ export function pageTests({ url, cli, artifacts }) {
           assert.ok(close(values[i], stage[key]), `stage ${i} ${key}: page ${values[i]}, CLI ${stage[key]}`);
         });
       }
+      // One unit for the whole table (the largest value's).
       const texts = await page.$$eval('#memory-table tbody tr[data-key="peak_bytes"] td', (tds) => tds.map((td) => td.textContent));
-      assert.deepEqual(texts, expected.memory.stages.map((s) => formatBytes(s.peak_bytes)));
-      assert.equal(await page.textContent('#fact-peak .value'), formatBytes(expected.memory.peak_bytes));
-      assert.equal(await page.getAttribute('#verdict', 'data-verdict'), expected.fits ? 'fits' : 'oom');
+      const unit = bytesUnit(Math.max(...expected.memory.stages.map((s) => Math.max(s.reserved_bytes, s.peak_bytes))));
+      assert.equal(await page.getAttribute('#memory-table', 'data-unit'), unit.name);
+      assert.deepEqual(texts, expected.memory.stages.map((s) => formatBytesIn(s.peak_bytes, unit)));
+      assert.equal(await page.textContent('#fact-peak .value'),
+        formatBytesIn(expected.memory.peak_bytes, bytesUnit(Math.max(expected.memory.peak_bytes, expected.memory.reserved_bytes))));
+      const status = expected.memory.verdict?.status ?? (expected.fits ? 'fits' : 'out_of_memory');
+      assert.equal(await page.getAttribute('#verdict', 'data-verdict'), { fits: 'fits', tight: 'tight', out_of_memory: 'oom' }[status]);
       if (expected.time) {
         const seconds = Number(await page.getAttribute('#iteration-time strong', 'data-seconds'));
         assert.ok(close(seconds, expected.time.iteration_s), `iteration ${seconds} vs ${expected.time.iteration_s}`);
+        const zero = (await page.getAttribute('#time-zero-parts', 'data-keys')).split(' ');
         for (const [key, value] of Object.entries(expected.time.breakdown ?? {})) {
+          if (value === 0) {
+            assert.ok(zero.includes(key), `${key} is listed with the zero parts`);
+            continue;
+          }
           const shown = Number(await page.getAttribute(`#time-parts li[data-key="${key}"]`, 'data-seconds'));
           assert.ok(close(shown, value), `${key}: page ${shown}, CLI ${value}`);
         }
@@ -108,9 +118,11 @@ export function pageTests({ url, cli, artifacts }) {
         assert.ok(close(tokens, expected.throughput.tokens_per_s), 'tokens/s');
       }
       // The page sends the core the same document (modulo key order).
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+      await page.click('#open-export');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-config-json')]);
       const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
       assert.deepEqual(runCli(cli, exported).result.memory, expected.memory);
+      await page.click('#export-close');
       noProblems(problems);
       await context.close();
     });
@@ -125,7 +137,7 @@ export function pageTests({ url, cli, artifacts }) {
       }
       assert.equal(await page.locator('#banner img').count(), 0, 'banner text is never markup');
       assert.equal(await page.inputValue('#f-training-seq_len'), '4096', 'the readable fields are kept');
-      assert.ok(['fits', 'oom'].includes(await page.getAttribute('#verdict', 'data-verdict')));
+      assert.ok(['fits', 'tight', 'oom'].includes(await page.getAttribute('#verdict', 'data-verdict')));
       assert.doesNotMatch(await page.evaluate(() => location.hash), /zz|abc/, 'the address shows what was read');
       await shot(page, 'banner-laptop-light');
       await page.click('.banner-close');
@@ -151,7 +163,7 @@ export function pageTests({ url, cli, artifacts }) {
       await act(page, () => page.fill('#f-training-tp', '8'));
       assert.equal(await error.isVisible(), false);
       assert.equal(await page.isVisible('[data-path="/training/seq_len"] .field-error'), false);
-      assert.ok(['fits', 'oom'].includes(await page.getAttribute('#verdict', 'data-verdict')));
+      assert.ok(['fits', 'tight', 'oom'].includes(await page.getAttribute('#verdict', 'data-verdict')));
       // A model field error lands next to the model field.
       await act(page, () => page.fill('#f-model-num_kv_heads', '7'));
       assert.match(await page.textContent('[data-path="/model/num_kv_heads"] .field-error'), /must divide num_attention_heads/);
@@ -184,29 +196,36 @@ export function pageTests({ url, cli, artifacts }) {
       await page.evaluate(() => { location.hash = '#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=2048&mbs=1&gbs=8'; });
       await settled(page, before);
       assert.equal(await page.inputValue('#f-training-seq_len'), '2048');
-      assert.ok(['fits', 'oom'].includes(await page.getAttribute('#verdict', 'data-verdict')));
+      assert.ok(['fits', 'tight', 'oom'].includes(await page.getAttribute('#verdict', 'data-verdict')));
       assert.equal(await page.isVisible('#banner'), false);
       noProblems(problems);
       await context.close();
     });
 
-    it('exports and imports the config as JSON', async () => {
+    it('exports and imports the config as JSON (one Export and one Import button)', async () => {
       const { page, context, problems } = await openPage(browser, url);
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+      await page.click('#open-export');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-config-json')]);
       const exported = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+      await page.click('#export-close');
       assert.equal(exported.training.tp, 8);
       assert.equal(exported.system.num_gpus, 64);
       exported.training.tp = 2;
       exported.training.pp = 1;
       exported.unknown_key = true;
       exported.model.not_a_field = 1;
-      await act(page, () => page.setInputFiles('#import-file', { name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) }));
+      await page.click('#open-import');
+      await page.click('#import-kind-json');
+      await act(page, () => page.setInputFiles('#import-json-text-file', { name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) }));
       assert.equal(await page.inputValue('#f-training-tp'), '2');
       assert.match(await page.evaluate(() => location.hash), /&tp=2(&|$)/);
+      await page.click('#import-close');
       const items = await page.$$eval('#banner li', (lis) => lis.map((li) => li.textContent));
-      assert.ok(items.includes('/unknown_key') && items.includes('/model/not_a_field'), JSON.stringify(items));
-      await page.setInputFiles('#import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
-      await page.waitForSelector('#banner .banner-title:text("not JSON")');
+      assert.ok(items.includes('ignored: /unknown_key') && items.includes('ignored: /model/not_a_field'), JSON.stringify(items));
+      await page.click('#open-import');
+      await page.click('#import-kind-json');
+      await page.setInputFiles('#import-json-text-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+      await page.waitForSelector('#import-outcome .outcome-title:text("It is not JSON.")');
       noProblems(problems);
       await context.close();
     });

@@ -222,22 +222,22 @@ export async function moduleTests(args) {
     });
 
     it('splits the candidates into pages for the workers', () => {
-      assert.deepEqual(splitPages(256, 256, 3), []);
-      assert.deepEqual(splitPages(256, 2660, 2), [{ offset: 256, limit: 601 }, { offset: 857, limit: 601 }, { offset: 1458, limit: 601 }, { offset: 2059, limit: 601 }]);
-      assert.equal(splitPages(0, 100, 4).length, 1);
-      const big = splitPages(0, 1e6, 4);
-      assert.ok(big.length === 489 && big.every((p) => p.limit <= 2048), 'pages stay small enough to cancel soon');
+      assert.deepEqual(splitPages(16, 16, 3), []);
+      assert.deepEqual(splitPages(16, 166, 2), [{ offset: 16, limit: 38 }, { offset: 54, limit: 38 }, { offset: 92, limit: 38 }, { offset: 130, limit: 36 }]);
+      assert.equal(splitPages(0, 6, 4).length, 1);
+      const big = splitPages(0, 1e5, 4);
+      assert.ok(big.length === 782 && big.every((p) => p.limit <= 128), 'pages stay small enough to cancel soon');
     });
 
     it('runs the pages on every worker, reports progress and merges the pages in order', async () => {
       const log = [];
       const progress = [];
-      const search = pagedSearch(() => fakeCalls(2660, log));
+      const search = pagedSearch(() => fakeCalls(166, log));
       const merged = await search.start({ model: 'x' }, ({ done, total }) => progress.push(`${done}/${total}`));
-      assert.deepEqual(merged.result.pages, [[0, 256], ...splitPages(256, 2660, 3).map((p) => [p.offset, p.offset + p.limit])]);
+      assert.deepEqual(merged.result.pages, [[0, 16], ...splitPages(16, 166, 3).map((p) => [p.offset, p.offset + p.limit])]);
       assert.equal(merged.result.pages.length, 7);
-      assert.equal(progress[0], '256/2660');
-      assert.equal(progress[progress.length - 1], '2660/2660');
+      assert.equal(progress[0], '16/166');
+      assert.equal(progress[progress.length - 1], '166/166');
       assert.ok(new Set(log.map(([worker]) => worker)).size >= 2, 'more than one worker took pages');
     });
 

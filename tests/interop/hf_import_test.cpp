@@ -151,7 +151,9 @@ const HfBadCase kHfBadCases[] = {
     {"layers_missing", R"({"num_hidden_layers":null})", "/hf/num_hidden_layers", "missing required key"},
     {"heads_zero", R"({"num_attention_heads":0})", "/hf/num_attention_heads", "must be at least 1, got 0"},
     {"vocab_huge", R"({"vocab_size":18446744073709551615})", "/hf/vocab_size",
-     "must be at most 67108864, got 18446744073709551615"},
+     "integer 18446744073709551615 is beyond the 64-bit range trainsim reads (at most 9223372036854775807)"},
+    {"vocab_too_large", R"({"vocab_size":9223372036854775807})", "/hf/vocab_size",
+     "must be at most 67108864, got 9223372036854775807"},
     {"kv_heads_missing", R"({"num_key_value_heads":null})", "/hf/num_key_value_heads", "missing required key"},
     {"head_dim_needed", R"({"hidden_size":4001})", "/hf/head_dim",
      "missing required key (hidden_size is not a multiple of num_attention_heads)"},
@@ -244,19 +246,22 @@ TEST(HfImportNotesTest, ClassDefaultsAreNoted) {
 
 // Sliding windows (hf_import_window.cpp): layer_types with a full layer every
 // n-th layer maps onto Megatron's --window-attn-skip-freq n; other mixes are noted.
+// A Gemma-2 config (the llama test file as model_type gemma2).
+const char* const kGemma2 =
+    R"({"model_type":"gemma2","architectures":null,"hidden_act":"gelu_pytorch_tanh","head_dim":128,)";
+
 TEST(HfImportWindowTest, LayerTypesMapOntoAFullLayerEveryN) {
   json types = json::array();
   for (int i = 0; i < 32; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "sliding_attention");
   const json every_fourth = import_patched(
-      (R"({"sliding_window": 128, "layer_types": )" + types.dump() + "}").c_str());
+      (std::string(kGemma2) + R"("sliding_window": 128, "layer_types": )" + types.dump() + "}").c_str());
   ASSERT_TRUE(every_fourth["ok"].get<bool>()) << every_fourth.dump();
   EXPECT_EQ(every_fourth["result"]["model"]["sliding_window_tokens"], 128);
   EXPECT_EQ(every_fourth["result"]["model"]["full_attention_every_n_layers"], 4);
-  EXPECT_EQ(every_fourth["result"]["notes"], json::array());
 
   types[0] = "full_attention";  // full layers 1, 4, 8, ...: not one every n-th layer
   const json irregular = import_patched(
-      (R"({"sliding_window": 128, "layer_types": )" + types.dump() + "}").c_str());
+      (std::string(kGemma2) + R"("sliding_window": 128, "layer_types": )" + types.dump() + "}").c_str());
   ASSERT_TRUE(irregular["ok"].get<bool>());
   EXPECT_FALSE(irregular["result"]["model"].contains("sliding_window_tokens"));
   EXPECT_TRUE(has_note(irregular["result"]["notes"], "layer_types: this mix of sliding-window and full layers"));

@@ -36,8 +36,11 @@ std::map<std::string, std::string> values(const std::string& text) {
 }
 
 TEST(MegatronArgsTest, ContinuationsCommentsAndRepeatedSpaces) {
+  // "--on" is on a line of its own: another command, not the training command's flag.
   const auto v = values("torchrun   pretrain_gpt.py \\\n   --one-a   1 \\\r\n --one-b 2  # a comment --one-c 3\n--on");
-  EXPECT_EQ(v, (std::map<std::string, std::string>{{"--one-a", "1"}, {"--one-b", "2"}, {"--on", ""}}));
+  EXPECT_EQ(v, (std::map<std::string, std::string>{{"--one-a", "1"}, {"--one-b", "2"}}));
+  const auto bare = values("--one-a   1 \\\r\n --one-b 2  # a comment --one-c 3\n--on");
+  EXPECT_EQ(bare, (std::map<std::string, std::string>{{"--one-a", "1"}, {"--one-b", "2"}, {"--on", ""}}));
 }
 
 TEST(MegatronArgsTest, EqualsFormAndQuotes) {

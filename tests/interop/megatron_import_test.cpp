@@ -364,7 +364,8 @@ TEST(MegatronImportNotesTest, MegatronDefaultsAreAppliedWithNotes) {
 
 TEST(MegatronImportNotesTest, SystemPresetAndGpuCount) {
   const json envelope = json::parse(import_megatron_json(
-      "torchrun --nnodes 4 --nproc-per-node 8 pretrain_gpt.py " + kBase, "h200-sxm-141gb"));
+      "torchrun --nnodes 4 --nproc-per-node 8 pretrain_gpt.py " + kBase + " --global-batch-size 64",
+      "h200-sxm-141gb"));
   EXPECT_EQ(envelope["result"]["config"]["system"], json::parse(R"({"preset":"h200-sxm-141gb","num_gpus":32})"));
   const json run_time = json::parse(import_megatron_json(
       "torchrun --nnodes $SLURM_NNODES --nproc-per-node 8 pretrain_gpt.py " + kBase, ""));

@@ -98,7 +98,7 @@ const BadInputCase kCases[] = {
     {"recompute_module_needs_moe", R"({"training": {"recompute": {"granularity": "selective", "modules": ["moe_act"]}}})",
      "/training/recompute/modules", "\"moe\" and \"moe_act\" need a model with moe"},
     {"te_version_bad", R"({"training": {"te_version": "latest"}})", "/training/te_version",
-     "expected a version such as \"2.11\" or \"2.11.0\", got \"latest\""},
+     "expected a release version such as \"2.11\" or \"2.11.0\" (digits only: a pre-release such as \"2.11rc1\" is not a release), got \"latest\""},
     {"schema_version_future", R"({"schema_version": 2})", "/schema_version",
      "unsupported schema version 2 (this build reads version 1)"},
     {"cp_not_dividing_seq", R"({"training": {"cp": 2, "seq_len": 4098}, "system": {"num_gpus": 32}})",

@@ -75,7 +75,23 @@ const BadSearchCase kSearchCases[] = {
     {"sequence_parallel_word", R"({"constraints": {"sequence_parallel": "yes"}})",
      "/constraints/sequence_parallel", "expected true, false or \"both\", got string \"yes\""},
     {"uneven_not_bool", R"({"constraints": {"uneven_stages": "on"}})", "/constraints/uneven_stages",
-     "expected boolean, got string \"on\""},
+     "expected true, false or \"auto\", got string \"on\""},
+    {"cp_comm_type_unknown", R"({"constraints": {"cp_comm_type": ["p2p", "ring"]}})",
+     "/constraints/cp_comm_type/1",
+     "expected one of \"a2a\", \"p2p\", \"all_gather\", got string \"ring\""},
+    {"cp_comm_type_duplicate", R"({"constraints": {"cp_comm_type": ["a2a", "a2a"]}})",
+     "/constraints/cp_comm_type/1", "duplicate value \"a2a\""},
+    {"cp_comm_type_twice", R"({"training": {"cp_comm_type": "a2a"},
+       "constraints": {"cp_comm_type": "p2p"}})",
+     "/constraints/cp_comm_type", "is fixed at /training/cp_comm_type; set one of the two"},
+    {"max_gpus_below_every_count", R"({"num_gpus": [8, 16], "constraints": {"max_gpus": 4}})",
+     "/constraints/max_gpus", "leaves none of the GPU counts of /num_gpus, got 4"},
+    {"max_gpu_hours_without_tokens", R"({"constraints": {"max_gpu_hours": 1000}})",
+     "/constraints/max_gpu_hours", "needs the token budget: set /training/train_tokens"},
+    {"objective_without_tokens", R"({"objective": "gpu_hours"})", "/objective",
+     "\"gpu_hours\" needs the token budget: set /training/train_tokens"},
+    {"diversity_unknown", R"({"diversity": "per_plan"})", "/diversity",
+     "expected one of \"none\", \"per_layout\", got \"per_plan\""},
     {"recompute_empty", R"({"constraints": {"recompute": []}})", "/constraints/recompute",
      "expected a non-empty array of recompute objects, got array"},
     {"recompute_granularity", R"({"constraints": {"recompute": [{"granularity": "none"},
@@ -107,10 +123,30 @@ const BadSearchCase kSearchCases[] = {
      "must be at most 0.99, got 1"},
     {"top_k_zero", R"({"top_k": 0})", "/top_k", "must be at least 1, got 0"},
     {"objective_unknown", R"({"objective": "speed"})", "/objective",
-     "expected one of \"step_time\", \"tokens_per_s_per_gpu\", got \"speed\""},
+     "expected one of \"step_time\", \"tokens_per_s_per_gpu\", \"time_to_train\", "
+     "\"gpu_hours\", got \"speed\""},
+    {"page_empty", R"({"page": {}})", "/page",
+     "expected \"plan\": true, a list of \"classes\" or \"offset\" and \"limit\""},
+    {"page_range_and_classes", R"({"page": {"classes": [0], "offset": 0, "limit": 4}})",
+     "/page/offset", "a range (offset, limit) takes no plan, classes or bound"},
     {"page_limit_zero", R"({"page": {"offset": 0, "limit": 0}})", "/page/limit",
      "must be at least 1, got 0"},
-    {"page_unknown_key", R"({"page": {"start": 0}})", "/page/start", "unknown key; expected one of \"limit\", \"offset\""},
+    {"page_plan_and_classes", R"({"page": {"plan": true, "classes": [0]}})", "/page/classes",
+     "set either plan or classes, not both"},
+    {"page_class_negative", R"({"page": {"classes": [-1]}})", "/page/classes/0",
+     "must be at least 0, got -1"},
+    {"page_unknown_key", R"({"page": {"start": 0}})", "/page/start",
+     "unknown key; expected one of \"bound\", \"classes\", \"limit\", \"offset\", \"plan\""},
+    {"page_bound_front_pair", R"({"page": {"classes": [0], "bound": {"front": [[1]]}}})",
+     "/page/bound/front/0", "expected [peak_bytes, iteration_s], got array"},
+    {"page_bound_top_metrics", R"({"page": {"classes": [0], "bound": {"top": [{"peak_bytes": 1}]}}})",
+     "/page/bound/top/0/iteration_s", "missing required key"},
+    {"too_many_combinations", R"({"model": "deepseek-v3", "num_gpus": {"min": 1024, "max": 4096, "step": 8}})",
+     "/constraints/uneven_stages",
+     "the search holds more than 40,000,000 combinations; narrow the constraints that multiply "
+     "them: stage splits, vpp and recompute modes (1803 values), num_gpus (385 counts), cp (32 "
+     "values), pp (21 values), ep (9 values), tp (7 values), etp (7 values), micro_batch_size (4 "
+     "values), recompute (3 values)"},
 };
 
 class BadSearchTest : public ::testing::TestWithParam<BadSearchCase> {};
@@ -186,19 +222,30 @@ TEST_P(BadWhatIfTest, ReportsPathAndMessage) {
 INSTANTIATE_TEST_SUITE_P(WhatIfErrors, BadWhatIfTest, ::testing::ValuesIn(kWhatIfCases),
                          [](const auto& test) { return std::string(test.param.name); });
 
-TEST(SearchErrorsTest, MergeNeedsPagesOfOneSearchInOrder) {
+TEST(SearchErrorsTest, MergeNeedsPagesOfOneSearchCoveringEachClassOnce) {
   EXPECT_EQ(
       Json::parse(search_merge_json(R"({"pages": []})"))["errors"][0],
       (Json{{"path", "/pages"}, {"message", "expected a non-empty array of search results"}}));
   EXPECT_EQ(Json::parse(search_merge_json(R"({"pages": [{"top": []}]})"))["errors"][0],
             (Json{{"path", "/pages/0/objective"}, {"message", "missing required key"}}));
   Json document = base_search();
-  document["page"] = {{"offset", 0}, {"limit", 5}};
+  document["page"] = {{"classes", {0, 1}}};
   const Json page = Json::parse(search_json(document.dump()));
-  const Json twice = {{"pages", {page, page}}};
-  EXPECT_EQ(Json::parse(search_merge_json(twice.dump()))["errors"][0],
-            (Json{{"path", "/pages/1/page/offset"},
-                  {"message", "expected 5 (the previous page's end), got 0"}}));
+  ASSERT_TRUE(page["ok"].get<bool>()) << page;
+  EXPECT_EQ(Json::parse(search_merge_json(Json{{"pages", {page, page}}}.dump()))["errors"][0],
+            (Json{{"path", "/pages/1/page/classes"},
+                  {"message", "layout class 0 is in an earlier page too"}}));
+  const int64_t classes = page["result"]["search"]["layout_classes"].get<int64_t>();
+  EXPECT_EQ(Json::parse(search_merge_json(Json{{"pages", {page}}}.dump()))["errors"][0],
+            (Json{{"path", "/pages"},
+                  {"message", "the pages cover 2 of the " + std::to_string(classes) +
+                                  " layout classes"}}));
+  Json other = base_search();
+  other["top_k"] = 3;
+  other["page"] = {{"classes", {2}}};
+  EXPECT_EQ(Json::parse(search_merge_json(
+                Json{{"pages", {page, Json::parse(search_json(other.dump()))}}}.dump()))["errors"][0],
+            (Json{{"path", "/pages/1/top_k"}, {"message", "differs from the first page (10)"}}));
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ fi
 echo "== browser tests"
 (cd "$root/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 port_file="$work/serve.log"
-TRAINSIM_SITE_DIR="$site" "$root/web/serve.sh" 0 >"$port_file" 2>&1 &
+TRAINSIM_SITE_DIR="$site" "$root/web/serve.sh" --port 0 >"$port_file" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 url=""
@@ -93,7 +93,7 @@ else
   artifacts="$build/browser-artifacts"
   rm -rf "$artifacts"
   if (cd "$root/tests/browser" && TRAINSIM_CHROMIUM="$chromium" node run.mjs --url "$url" --cli "$cli" \
-      --module "$site/trainsim_wasm.mjs" --artifacts "$artifacts"); then
+      --module "$site/trainsim_wasm.mjs" --artifacts "$artifacts" --site "$site"); then
     record "browser tests" passed
   else
     record "browser tests" failed

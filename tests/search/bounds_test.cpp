@@ -9,6 +9,7 @@
 #include "schema/search_request.h"
 #include "search/enumerate.h"
 #include "search/evaluator.h"
+#include "search/floor.h"
 #include "search/memory_bound.h"
 #include "test_util.h"
 #include "time/pipeline_schedule.h"
@@ -180,7 +181,7 @@ TEST(SearchBoundsTest, FastPathReproducesTheEstimateBitForBit) {
       // Screening applies the memory verdict's lower bound (allocated memory): a plan
       // that fits by the replayed verdict always passes it.
       CandidateMetrics bound;
-      const Screening screening = evaluator.screen(c, bound);
+      const Screening screening = evaluator.screen(c, evaluator.static_bound_bytes(c), bound);
       if (reference.memory.verdict.status == "fits") {
         ASSERT_EQ(screening, Screening::kFits);
       }
@@ -189,6 +190,53 @@ TEST(SearchBoundsTest, FastPathReproducesTheEstimateBitForBit) {
       EXPECT_LE(bound.iteration_s, reference.time.iteration_s * (1.0 + 1e-12));
     }
   }
+}
+
+// The floors of a block (floor.h) never exceed the step time nor the static
+// memory of a member: every preset model (a few layers of it, so that every
+// layer kind is there), dense and MoE degrees, uneven splits, vpp, every
+// recompute mode, ZeRO 1 and 3, both CP exchanges, two GPU counts.
+TEST(SearchBoundsTest, FloorsBoundEveryMemberOfTheirBlock) {
+  int64_t checked = 0;
+  for (const std::string& model : model_presets()) {
+    Json document = Json::parse(R"({"system": "h100-sxm-80gb", "num_gpus": [8, 16],
+        "global_batch_size": 32, "seq_len": 4096, "memory_headroom": 0,
+        "constraints": {"micro_batch_size": [1, 2], "zero_stage": [1, 3], "max_tp": 4,
+          "cp": [1, 2], "uneven_stages": true, "cp_comm_type": ["p2p", "a2a"],
+          "recompute": [{"granularity": "none"}, {"granularity": "selective"},
+                        {"granularity": "full", "method": "uniform", "num_layers": 1},
+                        {"granularity": "full", "method": "block", "num_layers": "all"}]}})");
+    const Json preset = Json::parse(preset_json(model))["result"]["model"];
+    const int64_t layers = preset.contains("moe") ? 5 : 7;
+    document["model"] = {{"preset", model}, {"num_layers", layers}};
+    if (preset.contains("moe")) {
+      document["model"]["moe"] = {{"num_dense_layers", 1}};
+      document["constraints"]["ep"] = {1, 2, 4};
+    }
+    const schema::SearchRequest request = parse_search(document.dump());
+    const SearchSpace space(request.spec);
+    ASSERT_FALSE(space.limit_issue()) << model;
+    SearchFloors floors(request.spec, space);
+    CandidateChecker checker(request.spec);
+    CandidateEvaluator evaluator(request.spec, 1e30);
+    const StaticMemoryBound bound(request.spec.model);
+    Config scratch = base_config(request.spec);
+    for (const LayoutClass& layout : space.classes()) {
+      floors.measure(layout);
+      for (const SubBlock& block : space.sub_blocks(layout)) {
+        const double floor_s = floors.time_floor_s(layout, block);
+        const double floor_bytes = static_floor_bytes(bound, scratch, layout, block);
+        for (const StagePlan& plan : space.stage_plans(layout.pp)) {
+          Candidate c = make_candidate(layout, block, plan);
+          if (checker.check(c) != nullptr) continue;
+          EXPECT_LE(floor_bytes, evaluator.static_bound_bytes(c)) << model;
+          EXPECT_LE(floor_s, evaluator.exact(c).iteration_s) << model << " " << c.tp << " " << c.pp;
+          checked += floor_s > 0.0 ? 1 : 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 5000);
 }
 
 }  // namespace

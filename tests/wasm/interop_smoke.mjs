@@ -55,14 +55,14 @@ check('import_simumax converts an oracle case, and the config estimates on the c
   const oracle = JSON.parse(read('tests/validation/data/simumax_a100_oracle.json'));
   const system = JSON.parse(read('tests/validation/data/a100_pcie_simumax_system.json')).system;
   const c = oracle.cases[0];
-  const envelope = call('import_simumax', JSON.stringify({ model: JSON.stringify(c.simumax_model), strategy: JSON.stringify(c.simumax_strategy), system: '' }));
+  const envelope = call('import_simumax', JSON.stringify({ model: JSON.stringify(c.simumax_model), strategy: JSON.stringify(c.simumax_strategy) }));
   assert(envelope.ok, JSON.stringify(envelope).slice(0, 500));
   const { config } = envelope.result;
   assert(config.model && config.training && config.system.preset === 'a100-pcie-80gb', JSON.stringify(config).slice(0, 500));
   config.system = { ...system, num_gpus: config.system.num_gpus };  // the SimuMax system, as converted
   const estimate = call('estimate', JSON.stringify(config));
   assert(estimate.ok, JSON.stringify(estimate).slice(0, 500));
-  const bad = call('import_simumax', JSON.stringify({ model: '{"layer_num": "x"}', strategy: '{}', system: '' }));
+  const bad = call('import_simumax', JSON.stringify({ model: '{"layer_num": "x"}', strategy: '{}' }));
   assert(!bad.ok && bad.errors.every((e) => typeof e.path === 'string' && e.message), JSON.stringify(bad));
 });
 
@@ -75,7 +75,7 @@ check('import_megatron gives a config for a system preset', () => {
 });
 
 check('import_megatron reports bad flags with a path', () => {
-  const envelope = call('import_megatron', JSON.stringify({ args: '--num-layers x', system: '' }));
+  const envelope = call('import_megatron', JSON.stringify({ args: '--num-layers x' }));
   assert(!envelope.ok && envelope.errors[0].path === '/args/--num-layers', JSON.stringify(envelope));
 });
 

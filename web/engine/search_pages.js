@@ -5,12 +5,14 @@
 // search, see trainsim.h search_json). Each call has a fixed cost (the core
 // enumerates and validates the combinations up to the page's end and fully
 // estimates the page's top plans), so pages are not tiny; they are bounded
-// too, so that progress moves and a cancel frees the workers soon.
+// too, so that progress moves and a cancel frees the workers soon. The unit is
+// the core's layout class (one (tp, pp, cp, ep, etp) shape with all its
+// micro-batch sizes and recompute modes), so pages hold a few classes.
 // start() cancels the search in progress (the newest request wins): the
 // older one resolves {cancelled: true} at once and issues no more pages.
-const FIRST_PAGE = 256;
-const MIN_PAGE = 128;
-const MAX_PAGE = 2048;
+const FIRST_PAGE = 16;
+const MIN_PAGE = 8;
+const MAX_PAGE = 128;
 const MIN_PAGES = 4;
 
 // Splits [from, total) into pages for `workers` workers: at least MIN_PAGES

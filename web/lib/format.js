@@ -12,6 +12,47 @@ function fixed(value, digits = 3) {
   return value.toFixed(Math.max(0, decimals));
 }
 
+// One unit per view: a chart, a table or a list picks the unit that suits
+// its largest value (bytesUnit / secondsUnit) and writes every value in it.
+const TiB = 1024 ** 4;
+const BYTE_UNITS = [{ name: 'TiB', size: TiB }, { name: 'GiB', size: GiB }, { name: 'MiB', size: MiB }];
+
+export function bytesUnit(maxBytes) {
+  const max = Math.abs(maxBytes);
+  if (max >= 4 * TiB) return BYTE_UNITS[0];
+  if (max >= GiB / 2 || !Number.isFinite(max) || max === 0) return BYTE_UNITS[1];
+  return BYTE_UNITS[2];
+}
+
+// A value in a view's unit; a nonzero value too small to show reads "< 0.001".
+function inUnit(value, size, name) {
+  if (!Number.isFinite(value)) return '–';
+  const scaled = value / size;
+  if (scaled !== 0 && Math.abs(scaled) < 0.0005) return `< 0.001 ${name}`;
+  return `${fixed(scaled)} ${name}`;
+}
+
+export function formatBytesIn(bytes, unit) {
+  return inUnit(bytes, unit.size, unit.name);
+}
+
+const SECOND_UNITS = [{ name: 's', size: 1 }, { name: 'ms', size: 1e-3 }, { name: 'µs', size: 1e-6 }];
+
+export function secondsUnit(maxSeconds) {
+  const max = Math.abs(maxSeconds);
+  if (max >= 1 || !Number.isFinite(max) || max === 0) return SECOND_UNITS[0];
+  return max >= 1e-3 ? SECOND_UNITS[1] : SECOND_UNITS[2];
+}
+
+export function formatSecondsIn(seconds, unit) {
+  return inUnit(seconds, unit.size, unit.name);
+}
+
+// A step time: always in seconds ("141 s", "2.35 s", "0.512 s").
+export function formatStep(seconds) {
+  return inUnit(seconds, 1, 's');
+}
+
 export function formatBytes(bytes) {
   if (!Number.isFinite(bytes)) return '–';
   if (Math.abs(bytes) >= GiB / 2 || bytes === 0) return `${fixed(bytes / GiB)} GiB`;

@@ -41,12 +41,14 @@ function pickPreset(presets, wanted) {
 }
 
 export function cloneSpec(spec) {
-  return {
+  const copy = {
     model: { preset: spec.model.preset, over: { ...spec.model.over } },
     system: { preset: spec.system.preset, over: { ...spec.system.over } },
     training: { ...spec.training },
     tokens: spec.tokens,
   };
+  if (spec.name) copy.name = spec.name;  // a pinned config's name (Compare)
+  return copy;
 }
 
 function setDeep(target, parts, value) {

@@ -29,8 +29,9 @@ export const store = createStore({
   result: null,       // result object of the last ok envelope
   errors: [],         // [{path, message}] of the last error envelope
   localErrors: {},    // {fieldPath: message} for text the form could not read
+  edited: null,       // the path of the field edited last (its errors come first)
   status: 'loading',  // 'loading' | 'computing' | 'ready' | 'failed'
-  banner: null,       // {title, items: [text]}
+  banner: null,       // {title, items: [text], kind: 'warn' | 'notes'}
   view: 'calc',       // the open tab: 'calc' | 'search' | 'whatif' | 'compare' (in the URL)
   pins: [],           // pinned specs for Compare (in the URL), at most 4
   pinResults: [],     // their estimate envelopes (null while computing), in pin order

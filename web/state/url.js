@@ -5,7 +5,8 @@
 //   view=search|whatif|compare   the open tab (absent: the calculator)
 //   c1=…, …, c4=…                pinned configs for Compare, each the same
 //                                fields as key:value pairs joined by ';'
-//                                (c1=m:llama3-8b;s:h100-sxm-80gb;n:8;tp:2…)
+//                                (c1=m:llama3-8b;s:h100-sxm-80gb;n:8;tp:2…),
+//                                and optionally its name first (name:baseline)
 // decode() never throws: it keeps every field it can read and names the rest.
 import { CUSTOM_MODEL, FIELDS, fieldByUrl, formatText, parseText } from './fields.js';
 import { baseSpec, defaultSpec, presetValue, DEFAULT_TOKENS } from './config.js';
@@ -34,7 +35,16 @@ export function encode(spec, catalog, extra = {}) {
 // A pinned config: key:value pairs joined by ';' (values escaped as in the
 // hash, so ':' and ';' inside them are %3A / %3B, and '%' is %25 once more).
 function encodePin(spec, catalog) {
-  return specPairs(spec, catalog).map(([k, v]) => `${k}:${v}`).join(';').replace(/%/g, '%25');
+  const pairs = specPairs(spec, catalog);
+  if (spec.name) pairs.unshift(['name', encodeURIComponent(spec.name)]);
+  return pairs.map(([k, v]) => `${k}:${v}`).join(';').replace(/%/g, '%25');
+}
+
+export const MAX_PIN_NAME = 40;
+
+// A pin's name as the page keeps it: one line of printable text, clipped.
+export function pinName(text) {
+  return String(text ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, MAX_PIN_NAME);
 }
 
 // [key, escaped value] pairs of a spec, in the canonical order.
@@ -123,13 +133,16 @@ export function decode(hash, catalog) {
   const pins = [];
   for (const [n, value] of pinTexts.sort((a, b) => a[0] - b[0])) {
     const pinReader = specReader(catalog, ignored, `c${n}: `);
+    let name = '';
     for (const item of value.split(';').filter((x) => x !== '')) {
       const colon = item.indexOf(':');
       const pinValue = colon < 0 ? null : safeDecode(item.slice(colon + 1));
       if (colon < 0 || pinValue === null) ignored.push(`c${n}: ${clip(item)} (${colon < 0 ? 'no value' : 'malformed escape'})`);
+      else if (item.slice(0, colon) === 'name' && !name) name = pinName(pinValue);
       else pinReader.add(item.slice(0, colon), pinValue);
     }
     const pinned = pinReader.finish(true);
+    if (pinned && name) pinned.name = name;
     if (pinned) pins.push(pinned);
     else ignored.push(`c${n}=${clip(value)} (no config fields)`);
   }

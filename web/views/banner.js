@@ -14,6 +14,7 @@ export function mount(root, store) {
     const banner = state.banner;
     root.hidden = !banner;
     if (!banner) return;
+    root.dataset.kind = banner.kind ?? 'warn';
     title.textContent = banner.title;
     const items = banner.items.slice(0, MAX_ITEMS).map((text) => h('li', { text }));
     if (banner.items.length > MAX_ITEMS) items.push(h('li', { text: `and ${banner.items.length - MAX_ITEMS} more` }));

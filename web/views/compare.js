@@ -1,15 +1,30 @@
 // The Compare tab: up to four pinned configs side by side: memory per GPU
 // (the peak stage's parts), the step time breakdown, throughput, and the
-// choices that differ. The pins are in the URL (c1=…c4=), so one link
-// shares them all; their estimates come from engine/runs.js (pinResults).
+// choices that differ; each number of #2..#4 also as its change against #1.
+// Pins can be named (the name travels in the link). The pins are in the URL
+// (c1=…c4=), so one link shares them all; their estimates come from
+// engine/runs.js (pinResults).
 import { h, s } from '../lib/dom.js';
-import { clip, formatBytes, formatCount, formatGiB, formatPercent, formatSeconds, formatTflops, formatTick, formatTokensPerS } from '../lib/format.js';
+import { bytesUnit, clip, formatBytes, formatBytesIn, formatCount, formatGiB, formatPercent, formatSeconds, formatSecondsIn, formatStep, formatTflops, formatTick, formatTokensPerS, secondsUnit } from '../lib/format.js';
 import { MEMORY_SERIES } from './memory_chart.js';
 import { TIME_PARTS } from './time_breakdown.js';
 import { attachTooltip } from './tooltip.js';
 import { chartWidth, niceTicks, onResize } from '../lib/axis.js';
 import { recomputeLabel } from './search_results.js';
 import { toConfig } from '../state/config.js';
+import { pinName, MAX_PIN_NAME } from '../state/url.js';
+import { verdictOf } from '../state/verdict.js';
+
+// "+12.3 %" / "−4.1 %" / "same": the change of `value` against #1's.
+export function deltaText(value, reference) {
+  if (!Number.isFinite(value) || !Number.isFinite(reference) || reference === 0) return '';
+  // Rounded to 1e-9 first: 90 vs 100 is -0.09999999999999998 in binary.
+  const change = Math.round((value / reference - 1) * 1e9) / 1e9;
+  if (Math.abs(change) < 0.0005) return 'same as #1';
+  return `${change > 0 ? '+' : '−'}${formatPercent(Math.abs(change))} vs #1`;
+}
+
+const pinLabel = (pin, i) => (pin?.name ? `#${i + 1} ${pin.name}` : `#${i + 1}`);
 
 const BAR = 26;
 const M = { top: 6, right: 70, bottom: 26, left: 34 };  // right: room for the totals
@@ -77,17 +92,25 @@ export function mount(root, store, actions) {
     // Rows whose cells differ are marked (when more than one config is pinned).
     const row = (name, cell, key) => {
       const cells = configs.map((c, i) => cell(c, results[i], i));
-      const texts = cells.map((c) => (typeof c === 'string' ? c : c.textContent));
+      const texts = cells.map((c) => (typeof c === 'string' ? c : c.dataset?.value ?? c.textContent));
       const differs = configs.length > 1 && new Set(texts).size > 1;
       return h('tr', { dataset: { row: key ?? name }, class: differs ? 'differs' : '' }, h('th', { scope: 'row', text: name }),
         cells.map((c) => h('td', {}, c)));
     };
     const usedParts = TIME_PARTS.filter((p) => results.some((r) => (r?.time?.breakdown?.[p.key] ?? 0) > 0));
-    const value = (text, raw) => h('span', { dataset: { value: String(raw ?? '') }, text });
+    // A number with its change against #1 (for #2..#4).
+    const value = (text, raw, i, reference) => h('span', { dataset: { value: String(raw ?? '') } }, text,
+      i > 0 && reference !== undefined && deltaText(raw, reference)
+        ? h('span', { class: 'delta', dataset: { delta: String(raw / reference - 1) }, text: ` (${deltaText(raw, reference)})` }) : '');
+    const first = results[0];
+    const peakUnit = bytesUnit(Math.max(0, ...results.map((r) => r?.memory.peak_bytes ?? 0)));
+    const partUnit = secondsUnit(Math.max(0, ...results.flatMap((r) => usedParts.map((p) => r?.time?.breakdown?.[p.key] ?? 0))));
     const training = (key, def) => (c) => String(c.training[key] ?? def ?? '–');
     return h('table', { class: 'numbers-table compare-table', id: 'compare-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: '' }), pins.map((pin, i) => h('th', { scope: 'col' },
         h('span', { class: 'pin-number', text: `#${i + 1}` }), ' ',
+        h('input', { type: 'text', class: 'pin-name', id: `pin-name-${i}`, value: pin.name ?? '', placeholder: 'name', maxlength: String(MAX_PIN_NAME),
+          'aria-label': `Name of pinned config #${i + 1}`, spellcheck: 'false', onchange: (event) => actions.renamePin(i, pinName(event.target.value)) }), ' ',
         h('button', { type: 'button', class: 'small', text: 'Open', title: 'Open in the calculator', dataset: { pin: String(i) }, onclick: () => actions.openPin(i) }), ' ',
         h('button', { type: 'button', class: 'small unpin', text: 'Unpin', dataset: { pin: String(i) }, onclick: () => actions.unpin(i) }))))),
       h('tbody', {},
@@ -98,18 +121,18 @@ export function mount(root, store, actions) {
         row('Batch', (c) => `seq ${c.training.seq_len}, mbs ${c.training.micro_batch_size}, gbs ${c.training.global_batch_size ?? `${c.training.num_micro_batches} micro-batches`}`, 'batch'),
         row('Recompute', (c) => recomputeLabel(c.training.recompute), 'recompute'),
         row('ZeRO', training('zero_stage', 1), 'zero'),
-        row('Verdict', (c, r, i) => (r ? (r.fits ? 'fits' : 'out of memory')
+        row('Verdict', (c, r, i) => (r ? { fits: 'fits', tight: 'tight', oom: 'out of memory' }[verdictOf(r).status]
           : pinResults[i] === null || pinResults[i] === undefined ? 'computing…'
             : clip(`invalid: ${(pinResults[i].errors ?? []).map((e) => `${e.path}: ${e.message}`).join('; ')}`, 200)), 'verdict'),
-        row('Peak memory', (c, r) => (r ? value(formatBytes(r.memory.peak_bytes), r.memory.peak_bytes) : '–'), 'peak'),
-        row('HBM', (c, r) => (r ? formatBytes(r.memory.capacity_bytes) : '–'), 'capacity'),
-        row('Step time', (c, r) => (r?.time ? value(formatSeconds(r.time.iteration_s), r.time.iteration_s) : '–'), 'step'),
-        ...usedParts.map((p) => row(`· ${p.label}`, (c, r) => (r?.time ? formatSeconds(r.time.breakdown?.[p.key] ?? 0) : '–'), p.key)),
-        row('Tokens/s', (c, r) => (r?.throughput ? value(formatTokensPerS(r.throughput.tokens_per_s), r.throughput.tokens_per_s) : '–'), 'tokens'),
-        row('Tokens/s per GPU', (c, r) => (r?.throughput ? formatTokensPerS(r.throughput.tokens_per_s_per_gpu) : '–'), 'tokens-gpu'),
+        row('Peak memory', (c, r, i) => (r ? value(formatBytesIn(r.memory.peak_bytes, peakUnit), r.memory.peak_bytes, i, first?.memory.peak_bytes) : '–'), 'peak'),
+        row('HBM', (c, r) => (r ? formatBytesIn(r.memory.capacity_bytes, peakUnit) : '–'), 'capacity'),
+        row('Step time', (c, r, i) => (r?.time ? value(formatStep(r.time.iteration_s), r.time.iteration_s, i, first?.time?.iteration_s) : '–'), 'step'),
+        ...usedParts.map((p) => row(`· ${p.label}`, (c, r, i) => (r?.time ? value(formatSecondsIn(r.time.breakdown?.[p.key] ?? 0, partUnit), r.time.breakdown?.[p.key] ?? 0, i, first?.time?.breakdown?.[p.key]) : '–'), p.key)),
+        row('Tokens/s', (c, r, i) => (r?.throughput ? value(formatTokensPerS(r.throughput.tokens_per_s), r.throughput.tokens_per_s, i, first?.throughput?.tokens_per_s) : '–'), 'tokens'),
+        row('Tokens/s per GPU', (c, r, i) => (r?.throughput ? value(formatTokensPerS(r.throughput.tokens_per_s_per_gpu), r.throughput.tokens_per_s_per_gpu, i, first?.throughput?.tokens_per_s_per_gpu) : '–'), 'tokens-gpu'),
         row('Model TFLOP/s per GPU', (c, r) => (r?.throughput ? formatTflops(r.throughput.model_tflops_per_gpu) : '–'), 'tflops'),
-        row('MFU', (c, r) => (r?.throughput ? formatPercent(r.throughput.mfu) : '–'), 'mfu'),
-        row('GPU-hours per 1T tokens', (c, r) => (r?.throughput ? formatCount(r.throughput.gpu_hours_per_trillion_tokens, 'GPU·h') : '–'), 'gpu-hours')));
+        row('MFU', (c, r, i) => (r?.throughput ? value(formatPercent(r.throughput.mfu), r.throughput.mfu, i, first?.throughput?.mfu) : '–'), 'mfu'),
+        row('GPU-hours per 1T tokens', (c, r, i) => (r?.throughput ? value(formatCount(r.throughput.gpu_hours_per_trillion_tokens, 'GPU·h'), r.throughput.gpu_hours_per_trillion_tokens, i, first?.throughput?.gpu_hours_per_trillion_tokens) : '–'), 'gpu-hours')));
   }
 
   // One horizontal stacked bar per pin, on a shared scale.
@@ -129,12 +152,13 @@ export function mount(root, store, actions) {
     }
     rows.forEach((row, i) => {
       const y = M.top + i * (BAR + 8);
-      svg.append(s('text', { x: M.left - 8, y: y + BAR / 2 + 4, class: 'tick', 'text-anchor': 'end', text: `#${i + 1}` }));
+      svg.append(s('text', { x: M.left - 8, y: y + BAR / 2 + 4, class: 'tick', 'text-anchor': 'end', text: `#${i + 1}` },
+        s('title', { text: pinLabel(store.get().pins[i], i) })));
       let at = 0;
       for (const part of row) {
         if (part.value <= 0) continue;
         const rect = s('rect', { x: x(at), y, width: Math.max(0.5, x(at + part.value) - x(at)), height: BAR, class: `seg ${part.css}` });
-        attachTooltip(rect, () => [`#${i + 1} ${part.label}`, format(part.value)]);
+        attachTooltip(rect, () => [`${pinLabel(store.get().pins[i], i)}: ${part.label}`, format(part.value)]);
         svg.append(rect);
         at += part.value;
       }

@@ -1,13 +1,19 @@
 // The configuration form: model, training and system groups built from the
-// fields (state/fields.js: the page's layout joined with the core's schema). Inputs write the spec through actions.setSpec; the form
-// renders values, preset overrides and errors from the store. An error is
-// shown next to the field its path names (longest matching prefix), or in
-// the list at the top when no field matches.
+// fields (state/fields.js: the page's layout joined with the core's schema).
+// Inputs write the spec through actions.setSpec; the form renders values,
+// preset overrides and errors from the store. An error is shown next to the
+// field its path names (longest matching prefix), or in the list at the top
+// when no field matches. The field edited last is marked, and when the
+// change broke a rule that names another field, it says so and links there.
+// Clearing a field means "its default": the preset's value, the core's
+// default, or the page's default view (shown as the placeholder); a field
+// with none of these asks for a value instead of sending an incomplete config.
 import { h } from '../lib/dom.js';
 import { CUSTOM_MODEL, FIELDS, fieldByKey, formatText, parseText } from '../state/fields.js';
 import { TRAINING_GROUPS } from '../state/layout.js';
 import { clip } from '../lib/format.js';
-import { cloneSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../state/config.js';
+import { cloneSpec, defaultSpec, effectiveSection, getDeep, presetValue, sectionAsOverrides } from '../state/config.js';
+import { derivedSizes } from '../state/verdict.js';
 
 const fieldId = (path) => `f${path.replace(/\//g, '-')}`;
 
@@ -49,11 +55,34 @@ export function mount(form, store, actions) {
     }
   }
 
+  // What an empty field stands for (undefined: the core's default or the preset's value).
+  function fallback(field, spec) {
+    if (field.section === 'training') {
+      if (field.def !== undefined) return { value: undefined };
+      if (field.key === 'num_micro_batches' || (field.key === 'global_batch_size' && spec.training.num_micro_batches !== undefined)) return { value: undefined };
+      const value = defaultSpec(store.get().catalog).training[field.key];
+      return value === undefined ? { missing: true } : { value };
+    }
+    if (spec[field.section].preset !== CUSTOM_MODEL && presetValue(spec, field.section, field.key, store.get().catalog) !== undefined) return { value: undefined };
+    const value = defaultSpec(store.get().catalog)[field.section].over[field.key];
+    if (value !== undefined) return { value };
+    return field.def !== undefined ? { value: undefined } : { missing: true };
+  }
+
   function onText(field, input, commit) {
+    actions.setEdited(field.path);
     const parsed = parseText(field, input.value);
     if (!parsed.ok) {
       setLocalError(field.path, parsed.message);
       return;
+    }
+    if (parsed.value === undefined) {
+      const empty = fallback(field, store.get().spec);
+      if (empty.missing) {
+        setLocalError(field.path, 'enter a value (this field has no preset or default value)');
+        return;
+      }
+      parsed.value = empty.value;
     }
     if (store.get().localErrors[field.path]) setLocalError(field.path, '');
     write((spec) => {
@@ -88,11 +117,13 @@ export function mount(form, store, actions) {
   function makeField(field) {
     const id = fieldId(field.path);
     const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    const cause = h('p', { class: 'field-cause', id: `${id}-cause`, hidden: true });
     const root = h('div', { class: `field field-${field.type}`, dataset: { path: field.path } });
-    const slot = { field, root, error, input: null, boxes: null, reset: null };
+    const slot = { field, root, error, cause, input: null, boxes: null, reset: null };
     if (field.type === 'bool' || field.type === 'section') {
       const input = h('input', { type: 'checkbox', id, 'aria-describedby': error.id });
       input.addEventListener('change', () => {
+        actions.setEdited(field.path);
         if (field.type === 'section') onSection(field, input.checked);
         else write((spec) => assign(spec, field, input.checked === (field.def ?? false) && field.section === 'training' ? undefined : input.checked), true);
       });
@@ -102,6 +133,7 @@ export function mount(form, store, actions) {
       const input = h('select', { id, 'aria-describedby': error.id },
         field.values.map((v) => h('option', { value: String(v), text: String(v) })));
       input.addEventListener('change', () => {
+        actions.setEdited(field.path);
         const value = parseText(field, input.value).value;
         if (field.key === 'recompute.granularity') onRecompute(value);
         else write((spec) => assign(spec, field, field.section === 'training' && value === field.def ? undefined : value), true);
@@ -112,6 +144,7 @@ export function mount(form, store, actions) {
       slot.boxes = field.values.map((value) => {
         const box = h('input', { type: 'checkbox', value, id: `${id}-${value}` });
         box.addEventListener('change', () => {
+          actions.setEdited(field.path);
           const chosen = slot.boxes.filter((b) => b.checked).map((b) => b.value);
           write((spec) => assign(spec, field, chosen.length ? chosen : undefined), true);
         });
@@ -139,7 +172,7 @@ export function mount(form, store, actions) {
       });
       root.append(slot.reset);
     }
-    root.append(error);
+    root.append(error, cause);
     slots.set(field.path, slot);
     return root;
   }
@@ -235,7 +268,7 @@ export function mount(form, store, actions) {
         // Never rewrite the text someone is typing in (but do follow links and imports).
         const typing = document.activeElement === slot.input || state.localErrors[field.path] !== undefined;
         if (!typing || state.spec !== ownSpec) slot.input.value = formatText(field, value);
-        slot.input.placeholder = field.placeholder ?? (field.def !== undefined ? String(field.def) : '');
+        slot.input.placeholder = placeholderOf(field, state);
       }
     }
     // Fields that only matter in some modes are hidden unless set.
@@ -254,6 +287,17 @@ export function mount(form, store, actions) {
         if (slot.field.section === 'model' && slot.field.key?.startsWith(`${name}.`)) slot.root.hidden = !on;
       }
     }
+  }
+
+  function placeholderOf(field, state) {
+    if (field.key === 'dp' && field.section === 'training') {
+      const valid = state.result && state.errors.length === 0 && Object.keys(state.localErrors).length === 0;
+      return valid && state.spec.training.dp === undefined ? `auto (${derivedSizes(state.spec, state.catalog).dp})` : 'auto';
+    }
+    if (field.placeholder) return field.placeholder;
+    if (field.def !== undefined) return String(field.def);
+    const empty = fallback(field, state.spec);
+    return empty.value !== undefined ? String(empty.value) : '';
   }
 
   function slotFor(path) {
@@ -276,8 +320,11 @@ export function mount(form, store, actions) {
       if (!byslot.has(slot)) byslot.set(slot, []);
       byslot.get(slot).push(`${exact}${message}`);
     };
-    for (const [path, message] of Object.entries(state.localErrors)) add(path, message);
-    for (const error of state.errors) add(String(error.path ?? ''), String(error.message ?? ''));
+    // Text the form cannot read supersedes the core's errors, which are about
+    // the last readable value (typing "1k" passes through "1").
+    const local = Object.entries(state.localErrors);
+    for (const [path, message] of local) add(path, message);
+    if (!local.length) for (const error of state.errors) add(String(error.path ?? ''), String(error.message ?? ''));
     for (const slot of slots.values()) {
       const messages = byslot.get(slot);
       slot.root.classList.toggle('invalid', Boolean(messages));
@@ -291,6 +338,23 @@ export function mount(form, store, actions) {
         if (details) details.open = true;
       }
     }
+    // The field edited last: marked, and told about the rule its change broke elsewhere.
+    const edited = state.edited ? slots.get(state.edited) : null;
+    for (const slot of slots.values()) {
+      slot.root.classList.toggle('edited', slot === edited);
+      if (slot.cause) slot.cause.hidden = true;
+    }
+    const elsewhere = [...byslot.entries()].filter(([slot]) => slot !== edited);
+    if (edited?.cause && !byslot.has(edited) && (elsewhere.length || general.length)) {
+      const [slot, messages] = elsewhere[0] ?? [null, general];
+      const target = slot?.root;
+      const where = slot ? slot.field.label ?? slot.field.path : 'the list above';
+      edited.cause.replaceChildren(`This change broke a rule: ${where}: ${clip(messages[0], 200)} `,
+        // mousedown keeps the focus in the edited field: its blur would commit and redraw this line under the pointer.
+        target ? h('button', { type: 'button', class: 'link', text: 'Go there', onmousedown: (event) => event.preventDefault(),
+          onclick: () => actions.focusField(target) }) : '');
+      edited.cause.hidden = false;
+    }
     generalErrors.replaceChildren(...general.map((text) => h('li', { text: clip(text, 300) })));
     generalErrors.hidden = general.length === 0;
   }
@@ -299,6 +363,7 @@ export function mount(form, store, actions) {
     if (!state.catalog || !state.spec) return;
     if (!built) build();
     if (!previous.spec || state.spec !== previous.spec || state.localErrors !== previous.localErrors) renderValues(state);
-    if (state.errors !== previous.errors || state.localErrors !== previous.localErrors || !previous.spec) renderErrors(state);
+    if (state.errors !== previous.errors || state.localErrors !== previous.localErrors || state.edited !== previous.edited || !previous.spec) renderErrors(state);
+    if (state.result !== previous.result) renderValues(state);
   });
 }

@@ -1,13 +1,17 @@
 // The Export dialog: the current plan as Megatron-LM flags (with a copy
 // button), as trainsim JSON (as given, or canonical with every default
 // written), its results as JSON and CSV, the search's ranked plans as JSON
-// and CSV, and every chart on the page as SVG or PNG.
+// and CSV, and every chart on the page as SVG or PNG. A plan that does not fit
+// (or is invalid) is flagged at the top: its flags would not train.
 import { h } from '../lib/dom.js';
 import { clip } from '../lib/format.js';
 import { toConfig } from '../state/config.js';
 import { saveBlob, saveText } from '../lib/download.js';
 import { pngBlob, svgText } from '../lib/chart_export.js';
 import { recomputeLabel } from './search_results.js';
+import { bytesUnit, formatBytesIn } from '../lib/format.js';
+import { verdictOf } from '../state/verdict.js';
+import { isStale } from './stale.js';
 
 // Charts the page can draw, by the id of the element that holds the SVG.
 const CHARTS = [
@@ -79,6 +83,7 @@ export function mount(root, store, actions) {
       if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
       saveText(envelope.result.csv, 'trainsim-result.csv', 'text/csv');
     }));
+  const warning = h('div', { class: 'outcome bad', id: 'export-warning', role: 'alert', hidden: true });
   const searchButtons = h('div', { class: 'export-buttons', id: 'export-search' },
     button('export-search-json', 'Search result (JSON)', () => {
       const envelope = store.get().search.envelope;
@@ -91,6 +96,7 @@ export function mount(root, store, actions) {
   const dialog = h('dialog', { class: 'dialog', id: 'export-dialog', 'aria-label': 'Export' },
     h('div', { class: 'dialog-body' },
       h('div', { class: 'dialog-head' }, h('h2', { text: 'Export' }), close),
+      warning,
       h('section', {}, h('h3', { text: 'Megatron-LM flags for this plan' }), megatronErrors, megatronText,
         h('div', { class: 'dialog-actions' }, copy, status), megatronNotes),
       h('section', {}, h('h3', { text: 'Config and results' }), download),
@@ -121,8 +127,25 @@ export function mount(root, store, actions) {
     if (!found.length) charts.replaceChildren(h('p', { class: 'note', text: 'No chart is drawn yet.' }));
   }
 
+  // A plan that would not train: out of memory, or not a valid config.
+  function fillWarning() {
+    const state = store.get();
+    let text = '';
+    if (isStale(state)) {
+      text = 'The configuration has problems: the flags and files below are for what the page could read, and the results are the last valid ones.';
+    } else if (state.result) {
+      const v = verdictOf(state.result);
+      const unit = bytesUnit(Math.max(v.device, v.usable));
+      if (v.status === 'oom') text = `This plan does not fit: stage ${v.stage} needs ${formatBytesIn(v.device, unit)} per GPU, ${formatBytesIn(v.usable, unit)} ${v.core ? 'usable' : 'available'}. Launched as exported, it would run out of memory.`;
+      else if (v.status === 'tight') text = `This plan is tight: ${formatBytesIn(v.margin, unit)} to spare per GPU; fragmentation or a framework change could run it out of memory.`;
+    }
+    warning.textContent = text;
+    warning.hidden = !text;
+  }
+
   function open() {
     say('');
+    fillWarning();
     searchSection.hidden = !store.get().search.envelope?.ok;
     fillCharts();
     fillMegatron();

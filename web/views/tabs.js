@@ -14,9 +14,10 @@ export function mount(root, store, actions) {
     type: 'button', role: 'tab', id: `tab-${tab.view}`, 'aria-controls': tab.panel, dataset: { view: tab.view },
     onclick: () => actions.setView(tab.view),
   }, h('span', { text: tab.label }), h('span', { class: 'tab-count' })));
-  root.setAttribute('role', 'tablist');
-  root.replaceChildren(...buttons);
-  root.addEventListener('keydown', (event) => {
+  // The tab list sits inside the <nav>, which stays a navigation landmark.
+  const list = h('div', { class: 'tab-list', role: 'tablist', 'aria-label': 'Views' }, buttons);
+  root.replaceChildren(list);
+  list.addEventListener('keydown', (event) => {
     const i = buttons.indexOf(document.activeElement);
     if (i < 0 || (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft')) return;
     const next = buttons[(i + (event.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length];

@@ -4,6 +4,7 @@
 import { h } from '../lib/dom.js';
 import { formatCount, formatPercent, formatSeconds, formatTflops, formatTokens, formatTokensPerS, parseCount, perTokens } from '../lib/format.js';
 import { cloneSpec } from '../state/config.js';
+import { isStale, markStale } from './stale.js';
 
 export function mount(root, store, actions) {
   const cards = h('div', { class: 'cards', id: 'throughput-cards' });
@@ -24,10 +25,12 @@ export function mount(root, store, actions) {
     h('span', { class: 'card-label', text: label }), h('span', { class: 'card-value', dataset: { value: String(raw) }, text: value }));
 
   store.subscribe((state, previous) => {
-    if (state.result === previous.result && state.spec?.tokens === previous.spec?.tokens) return;
+    if (state.result === previous.result && state.spec?.tokens === previous.spec?.tokens
+        && state.errors === previous.errors && state.localErrors === previous.localErrors) return;
     const t = state.result?.throughput;
     root.hidden = !t;
     if (!t) return;
+    markStale(root, isStale(state));
     const n = state.spec.tokens;
     if (document.activeElement !== tokens) tokens.value = formatTokens(n).replace(/\s/g, '');
     cards.replaceChildren(
@@ -39,6 +42,6 @@ export function mount(root, store, actions) {
       card('card-train-time', `Time for ${formatTokens(n)} tokens`, formatSeconds(perTokens(t.seconds_per_trillion_tokens, n)), t.seconds_per_trillion_tokens),
       card('card-gpu-hours', `GPU-hours for ${formatTokens(n)} tokens`, formatCount(perTokens(t.gpu_hours_per_trillion_tokens, n), 'GPU·h'), t.gpu_hours_per_trillion_tokens),
     );
-    convention.textContent = t.flop_convention ? `FLOP convention: ${t.flop_convention}` : '';
+    convention.textContent = t.flop_convention ? `MFU and model TFLOP/s count the model's FLOPs by this convention: ${t.flop_convention}` : '';
   });
 }

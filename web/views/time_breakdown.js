@@ -1,9 +1,12 @@
-// Step-time breakdown: one stacked bar of the core's per-part seconds, and
-// the parts listed with their values. Hidden while the core reports no time.
+// Step-time breakdown: one stacked bar of the core's per-part seconds (the
+// critical stage's), and the parts with their values in one unit; parts that
+// are zero are listed together, greyed. Hidden while the core reports no time.
 import { h, s } from '../lib/dom.js';
-import { formatSeconds } from '../lib/format.js';
+import { formatSecondsIn, formatStep, secondsUnit } from '../lib/format.js';
+import { hatchDefs, hatchRect, swatch } from '../lib/patterns.js';
 import { attachTooltip } from './tooltip.js';
 import { chartWidth, onResize } from '../lib/axis.js';
+import { isStale, markStale } from './stale.js';
 
 export const TIME_PARTS = [
   { key: 'forward_s', label: 'Forward', css: 'forward' },
@@ -20,7 +23,7 @@ export const TIME_PARTS = [
 ];
 
 // Parts the core reports that this page does not know yet are shown too.
-function partsOf(breakdown) {
+export function partsOf(breakdown) {
   const known = TIME_PARTS.filter((p) => Number.isFinite(breakdown[p.key]));
   const extra = Object.keys(breakdown)
     .filter((key) => key.endsWith('_s') && Number.isFinite(breakdown[key]) && !TIME_PARTS.some((p) => p.key === key))
@@ -28,41 +31,57 @@ function partsOf(breakdown) {
   return [...known, ...extra];
 }
 
-export function mount(root, store) {
+export function mount(root, store, actions) {
   const headline = h('p', { class: 'headline', id: 'iteration-time' });
   const chart = h('div', { class: 'chart' });
   const list = h('ul', { class: 'legend legend-values', id: 'time-parts' });
-  root.append(headline, chart, list);
+  const zeros = h('p', { class: 'note zero-parts', id: 'time-zero-parts' });
+  root.append(headline, chart, list, zeros);
 
   const render = () => {
-    const time = store.get().result?.time;
+    const state = store.get();
+    const time = state.result?.time;
     root.hidden = !time;
     if (!time) return;
-    headline.replaceChildren('Iteration: ', h('strong', { dataset: { seconds: String(time.iteration_s) }, text: formatSeconds(time.iteration_s) }),
-      Number.isInteger(time.critical_stage) && (time.stages?.length ?? 0) > 1 ? ` (critical stage ${time.critical_stage})` : '');
+    markStale(root, isStale(state));
+    const critical = Number.isInteger(time.critical_stage) && (time.stages?.length ?? 0) > 1 ? ` (critical stage ${time.critical_stage})` : '';
+    headline.replaceChildren('Step: ', h('strong', { dataset: { seconds: String(time.iteration_s) }, text: formatStep(time.iteration_s) }), critical);
     const breakdown = time.breakdown ?? {};
     const parts = partsOf(breakdown);
-    draw(chart, parts, breakdown);
-    list.replaceChildren(...parts.map((p) => h('li', { class: breakdown[p.key] > 0 ? '' : 'zero', dataset: { key: p.key, seconds: String(breakdown[p.key]) } },
-      h('span', { class: `swatch t-${p.css}` }), `${p.label} `, h('span', { class: 'value', text: formatSeconds(breakdown[p.key]) }))));
+    const shown = parts.filter((p) => breakdown[p.key] > 0);
+    const unit = secondsUnit(Math.max(0, ...shown.map((p) => breakdown[p.key])));
+    draw(chart, shown, breakdown, unit);
+    list.replaceChildren(...shown.map((p) => h('li', { dataset: { key: p.key, seconds: String(breakdown[p.key]) } },
+      swatch(`t-${p.css}`, p.css),
+      `${p.label} `,
+      h('span', { class: 'value', text: formatSecondsIn(breakdown[p.key], unit) }))));
+    const none = parts.filter((p) => !(breakdown[p.key] > 0));
+    zeros.replaceChildren(...(none.length ? [`Zero in this plan: ${none.map((p) => p.label).join(', ')}.`] : []));
+    zeros.dataset.keys = none.map((p) => p.key).join(' ');
   };
   onResize(chart, render);
-  store.subscribe((state, previous) => { if (state.result !== previous.result) render(); });
+  store.subscribe((state, previous) => {
+    if (state.result !== previous.result || state.errors !== previous.errors || state.localErrors !== previous.localErrors) render();
+  });
 }
 
-function draw(container, parts, breakdown) {
+function draw(container, parts, breakdown, unit) {
   const width = chartWidth(container);
   const height = 34;
-  const total = parts.reduce((sum, p) => sum + Math.max(0, breakdown[p.key]), 0);
+  const total = parts.reduce((sum, p) => sum + breakdown[p.key], 0);
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': 'Step time breakdown' });
+  svg.append(hatchDefs('th'));
   let x = 0;
   for (const p of parts) {
-    const w = total > 0 ? (Math.max(0, breakdown[p.key]) / total) * width : 0;
+    const w = total > 0 ? (breakdown[p.key] / total) * width : 0;
     if (w <= 0) continue;
-    const rect = s('rect', { x, y: 2, width: w, height: height - 4, class: `seg t-${p.css}`, tabindex: '0' },
-      s('title', { text: `${p.label}: ${formatSeconds(breakdown[p.key])}` }));
-    attachTooltip(rect, () => [p.label, formatSeconds(breakdown[p.key])]);
+    const box = { x, y: 2, width: w, height: height - 4 };
+    const rect = s('rect', { ...box, class: `seg t-${p.css}`, tabindex: '0', role: 'img', 'aria-label': `${p.label}: ${formatSecondsIn(breakdown[p.key], unit)}` },
+      s('title', { text: `${p.label}: ${formatSecondsIn(breakdown[p.key], unit)}` }));
+    attachTooltip(rect, () => [p.label, formatSecondsIn(breakdown[p.key], unit)]);
     svg.append(rect);
+    const hatch = hatchRect('th', p.css, box);
+    if (hatch) svg.append(hatch);
     x += w;
   }
   container.replaceChildren(svg);

@@ -1,15 +1,14 @@
 // The What-if tab: for the calculator's current plan, the step time change
-// when each system figure is scaled by 0.5x..4x (chart and table), the most
-// sensitive figure highlighted, and a shortcut that re-runs the Search with
-// one figure scaled. The run itself is actions.runWhatif (engine/runs.js).
+// when each system figure is scaled by 0.5x..4x: a tornado chart (one bar per
+// figure from its worst to its best factor, the most sensitive on top) and
+// the table of every factor; a shortcut re-runs the Search with one figure
+// scaled. The run itself is actions.runWhatif (engine/runs.js).
 import { h, s } from '../lib/dom.js';
-import { clip, formatPercent, formatSeconds } from '../lib/format.js';
+import { clip, formatPercent, formatSeconds, formatStep } from '../lib/format.js';
 import { figureLabel } from '../state/fields.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 import { chartWidth, onResize } from '../lib/axis.js';
 
-const HEIGHT = 300;
-const M = { top: 14, right: 16, bottom: 40, left: 70 };
 
 // Step time change of a point against the baseline: -0.25 is 25 % faster.
 const change = (point, baseline) => point.iteration_s / baseline.iteration_s - 1;
@@ -58,17 +57,17 @@ export function mount(root, store, actions) {
     errors.replaceChildren(...(envelope && !envelope.ok ? envelope.errors ?? [] : []).slice(0, 12)
       .map((e) => h('li', { text: clip(`${e.path || 'config'}: ${e.message}`, 300) })));
     const result = envelope?.ok ? envelope.result : null;
-    intro.textContent = result ? 'Each line scales one figure of the system, the others fixed; lower is faster. Latencies help when they shrink (factors below 1).'
+    intro.textContent = result ? 'Each bar scales one figure of the system between its factors, the others fixed: how far left the step time can fall, how far right it can rise. The longest bars bound this plan. Latencies help when they shrink (factors below 1).'
       : w.status === 'running' ? 'Computing…' : envelope ? 'Fix the configuration in the calculator first.' : '';
     for (const el of [headline, chart, legend, tablePanel]) el.hidden = !result;
     if (!result) return;
     const most = result.figures.find((f) => f.figure === result.most_sensitive);
-    headline.replaceChildren('Baseline step ', h('strong', { text: formatSeconds(result.baseline.iteration_s) }), '. Most sensitive: ',
+    headline.replaceChildren('Baseline step ', h('strong', { text: formatStep(result.baseline.iteration_s) }), '. Most sensitive: ',
       h('strong', { id: 'whatif-most', dataset: { figure: result.most_sensitive }, text: figureLabel(result.most_sensitive) }),
       most ? ` (${most.smaller_is_better ? 'half' : 'twice'} as good: ${formatChange(1 / most.speedup_when_twice_as_good - 1)} step time)` : '');
     draw(result);
-    legend.replaceChildren(...result.figures.map((f, i) => h('li', { class: f.figure === result.most_sensitive ? 'most' : '' },
-      h('span', { class: `swatch f-${i}` }), figureLabel(f.figure))));
+    legend.replaceChildren(h('li', {}, h('span', { class: 'swatch tornado-faster' }), 'faster (factor helps)'),
+      h('li', {}, h('span', { class: 'swatch tornado-slower' }), 'slower (factor hurts)'));
     tableBox.replaceChildren(table(result));
     if (lastResult !== result) fillShortcut(result);
     lastResult = result;
@@ -99,66 +98,57 @@ export function mount(root, store, actions) {
         h('td', { text: `${Number(f.speedup_when_twice_as_good).toFixed(3)}×` })))));
   }
 
+  // Tornado: per figure, a bar from the change at its worst factor to the
+  // change at its best one (faster to the left of zero), sorted by range.
   function draw(result) {
     const width = chartWidth(chart);
-    const plotW = width - M.left - M.right;
-    const plotH = HEIGHT - M.top - M.bottom;
-    const factors = result.factors;
     const base = result.baseline;
-    const lo = Math.log2(Math.min(...factors));
-    const hi = Math.log2(Math.max(...factors));
-    const changes = result.figures.flatMap((f) => f.points.map((p) => change(p, base))).filter(Number.isFinite);
-    let top = Math.max(0.05, ...changes);
-    let bottom = Math.min(-0.05, ...changes);
-    const pad = (top - bottom) * 0.06;
-    top += pad;
-    bottom -= pad;
-    const x = (factor) => M.left + ((Math.log2(factor) - lo) / Math.max(1e-9, hi - lo)) * plotW;
-    const y = (v) => M.top + ((top - v) / (top - bottom)) * plotH;
-    const svg = s('svg', { viewBox: `0 0 ${width} ${HEIGHT}`, width, height: HEIGHT, role: 'img', class: 'whatif-svg',
-      'aria-label': 'Step time change when each system figure is scaled' });
-    const span = top - bottom;
+    const rows = result.figures.map((f, i) => {
+      const changes = f.points.map((p) => ({ p, c: change(p, base) })).filter((x) => Number.isFinite(x.c));
+      const lo = changes.reduce((m, x) => (x.c < m.c ? x : m), { c: 0, p: null });
+      const hi = changes.reduce((m, x) => (x.c > m.c ? x : m), { c: 0, p: null });
+      return { f, i, lo, hi, range: hi.c - lo.c };
+    }).sort((a, b) => b.range - a.range);
+    const label = Math.min(190, Math.max(110, width * 0.28));
+    const m = { top: 8, right: 70, bottom: 36, left: label };
+    const rowH = 26;
+    const height = m.top + m.bottom + rows.length * rowH;
+    const plotW = width - m.left - m.right;
+    let left = Math.min(-0.05, ...rows.map((r) => r.lo.c));
+    let right = Math.max(0.05, ...rows.map((r) => r.hi.c));
+    const pad = (right - left) * 0.04;
+    left -= pad;
+    right += pad;
+    const x = (v) => m.left + ((v - left) / (right - left)) * plotW;
+    const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', class: 'whatif-svg',
+      'aria-label': 'Step time change when each system figure is scaled, most sensitive first' });
+    const span = right - left;
     const step = [0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5].find((st) => span / st <= 7) ?? 10;
-    for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) {
-      const yv = y(v);
-      svg.append(s('line', { x1: M.left, x2: width - M.right, y1: yv, y2: yv, class: Math.abs(v) < 1e-9 ? 'zero-line' : 'grid-line' }),
-        s('text', { x: M.left - 6, y: yv + 4, class: 'tick', 'text-anchor': 'end', text: formatTickChange(v, step) }));
+    for (let v = Math.ceil(left / step) * step; v <= right; v += step) {
+      svg.append(s('line', { x1: x(v), x2: x(v), y1: m.top, y2: height - m.bottom, class: Math.abs(v) < 1e-9 ? 'zero-line' : 'grid-line' }),
+        s('text', { x: x(v), y: height - m.bottom + 14, class: 'tick', 'text-anchor': 'middle', text: formatTickChange(v, step) }));
     }
-    for (const factor of factors) {
-      svg.append(s('line', { x1: x(factor), x2: x(factor), y1: M.top, y2: M.top + plotH, class: 'grid-line' }),
-        s('text', { x: x(factor), y: HEIGHT - M.bottom + 16, class: 'tick', 'text-anchor': 'middle', text: `×${factor}` }));
-    }
-    svg.append(s('text', { x: M.left + plotW / 2, y: HEIGHT - 6, class: 'axis-label', 'text-anchor': 'middle', text: 'Factor applied to the figure' }),
-      s('text', { x: 12, y: M.top + plotH / 2, class: 'axis-label', 'text-anchor': 'middle', transform: `rotate(-90 12 ${M.top + plotH / 2})`, text: 'Step time change' }));
-    // The most sensitive figure is drawn last, on top.
-    const order = result.figures.map((f, i) => [f, i]).sort((a, b) => (a[0].figure === result.most_sensitive) - (b[0].figure === result.most_sensitive));
-    for (const [f, i] of order) {
-      const most = f.figure === result.most_sensitive;
-      const points = f.points.filter((p) => Number.isFinite(change(p, base)));
-      svg.append(s('polyline', { class: `wf-line f-${i}${most ? ' most' : ''}`, dataset: { figure: f.figure },
-        points: points.map((p) => `${x(p.factor).toFixed(1)},${y(change(p, base)).toFixed(1)}`).join(' ') }));
-      for (const p of points) {
-        svg.append(s('circle', { cx: x(p.factor), cy: y(change(p, base)), r: most ? 4 : 3, class: `wf-pt f-${i}${p.fits ? '' : ' oom'}` }));
-      }
-    }
-    svg.addEventListener('pointermove', (event) => {
-      const box = svg.getBoundingClientRect();
-      const scale = width / box.width;
-      const px = (event.clientX - box.left) * scale;
-      const py = (event.clientY - box.top) * scale;
-      let best = null;
-      let bestD = 14 * scale;
-      for (const f of result.figures) {
-        for (const p of f.points) {
-          const d = Math.hypot(x(p.factor) - px, y(change(p, base)) - py);
-          if (d < bestD) { best = { f, p }; bestD = d; }
-        }
-      }
-      if (!best) { hideTooltip(); return; }
-      showTooltip(event.clientX, event.clientY, [`${figureLabel(best.f.figure)} × ${best.p.factor}`,
-        `Step ${formatSeconds(best.p.iteration_s)} (${formatChange(change(best.p, base))})`, best.p.fits ? 'Fits' : 'Out of memory']);
+    svg.append(s('text', { x: m.left + plotW / 2, y: height - 6, class: 'axis-label', 'text-anchor': 'middle', text: '← faster    step time change    slower →' }));
+    rows.forEach((r, k) => {
+      const y = m.top + k * rowH;
+      const most = r.f.figure === result.most_sensitive;
+      const g = s('g', { class: `tornado-row${most ? ' most' : ''}`, dataset: { figure: r.f.figure, rank: String(k) }, tabindex: '0', role: 'img',
+        'aria-label': `${figureLabel(r.f.figure)}: ${formatChange(r.lo.c)} to ${formatChange(r.hi.c)}` });
+      g.append(s('text', { x: m.left - 8, y: y + rowH / 2 + 4, class: `tick tornado-label${most ? ' most' : ''}`, 'text-anchor': 'end', text: figureLabel(r.f.figure) }));
+      const bar = (a, b, cls, point) => {
+        if (b <= a) return;
+        const rect = s('rect', { x: x(a), width: Math.max(1, x(b) - x(a)), y: y + 4, height: rowH - 8, class: `tornado-bar ${cls}`, dataset: { factor: String(point?.factor ?? '') } });
+        g.append(rect);
+      };
+      bar(r.lo.c, Math.min(0, r.hi.c), 'faster', r.lo.p);
+      bar(Math.max(0, r.lo.c), r.hi.c, 'slower', r.hi.p);
+      if (r.lo.p) g.append(s('text', { x: x(r.lo.c) - 4, y: y + rowH / 2 + 4, class: 'tick', 'text-anchor': 'end', text: `×${r.lo.p.factor} ${formatChange(r.lo.c)}` }));
+      if (r.hi.p) g.append(s('text', { x: x(r.hi.c) + 4, y: y + rowH / 2 + 4, class: 'tick', text: `×${r.hi.p.factor} ${formatChange(r.hi.c)}` }));
+      g.addEventListener('pointermove', (event) => showTooltip(event.clientX, event.clientY, [figureLabel(r.f.figure),
+        ...r.f.points.map((p) => `× ${p.factor}: ${formatSeconds(p.iteration_s)} (${formatChange(change(p, base))})${p.fits ? '' : ', out of memory'}`)]));
+      g.addEventListener('pointerleave', hideTooltip);
+      svg.append(g);
     });
-    svg.addEventListener('pointerleave', hideTooltip);
     chart.replaceChildren(svg);
   }
 

@@ -146,7 +146,9 @@ struct ParallelSpec {
   std::optional<int64_t> num_layers_in_last_stage;
   bool account_for_embedding_in_pipeline_split = false;  ///< the embedding counts as a layer
   bool account_for_loss_in_pipeline_split = false;       ///< the loss counts as a layer
-  CpCommType cp_comm_type = CpCommType::kAllToAll;
+  /// Megatron-LM's default (megatron/training/arguments.py, --cp-comm-type default ["p2p"]):
+  /// ring attention, which needs no head count divisible by tp*cp.
+  CpCommType cp_comm_type = CpCommType::kRing;
 };
 
 struct KernelSpec {

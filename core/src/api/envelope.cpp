@@ -19,11 +19,29 @@ ApiResult ok_envelope_text(std::string result_text) {
 
 ApiResult error_envelope(const Issues& issues) {
   nlohmann::json errors = nlohmann::json::array();
-  for (const Issue& issue : issues) {
-    errors.push_back({{"path", issue.path}, {"message", issue.message}});
+  for (size_t i = 0; i < issues.size() && i < kMaxReportedIssues; ++i) {
+    errors.push_back({{"path", schema::shorten_pointer(issues[i].path)},
+                      {"message", schema::excerpt(issues[i].message, kMaxMessageChars)}});
+  }
+  if (issues.size() > kMaxReportedIssues) {
+    errors.push_back({{"path", ""},
+                      {"message", "and " + std::to_string(issues.size() - kMaxReportedIssues) +
+                                      " more errors (the first " +
+                                      std::to_string(kMaxReportedIssues) + " are listed)"}});
   }
   return {schema::dump({{"schema_version", kSchemaVersion}, {"ok", false}, {"errors", errors}}),
           false, false};
+}
+
+nlohmann::json capped_notes(const std::vector<std::string>& notes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (size_t i = 0; i < notes.size() && i < kMaxReportedNotes; ++i) {
+    out.push_back(schema::excerpt(notes[i], kMaxMessageChars));
+  }
+  if (notes.size() > kMaxReportedNotes) {
+    out.push_back("and " + std::to_string(notes.size() - kMaxReportedNotes) + " more notes");
+  }
+  return out;
 }
 
 ApiResult internal_error_envelope(std::string_view what) {

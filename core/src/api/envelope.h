@@ -12,6 +12,15 @@
 
 namespace trainsim::api {
 
+// Error and note lists are cut after this many entries, with one more entry
+// saying how many were left out; each message after kMaxMessageChars.
+inline constexpr size_t kMaxReportedIssues = 100;
+inline constexpr size_t kMaxReportedNotes = 100;
+inline constexpr size_t kMaxMessageChars = 2000;
+
+// The first kMaxReportedNotes notes, then "and K more notes".
+nlohmann::json capped_notes(const std::vector<std::string>& notes);
+
 // {"ok":true,"result":...,"schema_version":1}
 ApiResult ok_envelope(const nlohmann::json& result);
 // The same around a result object the caller wrote as text (the estimate,

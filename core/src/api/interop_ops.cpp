@@ -12,14 +12,18 @@ namespace trainsim::api {
 namespace {
 
 // The converted document, or the importer's issues.
-ApiResult converted(const nlohmann::json& result, const Issues& issues) {
+ApiResult converted(nlohmann::json result, const Issues& issues) {
   if (!issues.empty()) return error_envelope(issues);
+  if (result.contains("notes")) {
+    result["notes"] = capped_notes(result["notes"].get<std::vector<std::string>>());
+  }
   return ok_envelope(result);
 }
 
-// The string members of an op's JSON input ("" when an optional one is absent).
+// The string members of an op's JSON input ("" when an optional one is absent;
+// `present` says which were given).
 bool read_texts(std::string_view input, std::initializer_list<std::pair<const char*, bool>> keys,
-                std::vector<std::string>& texts, Issues& issues) {
+                std::vector<std::string>& texts, Issues& issues, std::vector<bool>* present = nullptr) {
   nlohmann::json document;
   if (!schema::parse_document(input, "", document, issues)) return false;
   schema::ObjectReader r(document, "", issues);
@@ -28,6 +32,7 @@ bool read_texts(std::string_view input, std::initializer_list<std::pair<const ch
       r.raw(key);
       issues.push_back({r.path_of(key), "missing required key"});
     }
+    if (present != nullptr) present->push_back(r.has(key));
     texts.push_back(r.optional_string(key).value_or(""));
   }
   r.finish();
@@ -67,8 +72,15 @@ ApiResult import_megatron_document(std::string_view input) {
 ApiResult import_simumax_document(std::string_view input) {
   std::vector<std::string> texts;
   Issues issues;
-  if (!read_texts(input, {{"model", true}, {"strategy", true}, {"system", false}}, texts, issues)) {
+  std::vector<bool> present;
+  if (!read_texts(input, {{"model", true}, {"strategy", true}, {"system", false}}, texts, issues,
+                  &present)) {
     return error_envelope(issues);
+  }
+  // An empty system file is not "no system file": taking the default would be a guess.
+  if (present[2] && texts[2].empty()) {
+    return error_envelope({{"/system", "empty document (leave the key out to use the default "
+                                       "a100-pcie-80gb system)"}});
   }
   return import_simumax(texts[0], texts[1], texts[2]);
 }

@@ -20,16 +20,19 @@ AllocatorOptions allocator_options(const Config& config, double capacity_bytes) 
   return options;
 }
 
-// The replay at the least capacity (to within 1/2^kNeedBisections of the
-// range) the stage runs in: from the failed capacity up to what an unlimited
-// replay reserves, which always suffices.
+// The replay at the least capacity (to within 1/2^bisections of the range, or
+// 64 MiB, or kNeedTolerance of the need) the stage runs in: from the failed
+// capacity, or the peak allocated bytes, which no capacity below serves, up to
+// what an unlimited replay reserves, which always suffices. `budget_events`:
+// events the bisection may still replay (it takes what it uses).
 StageReplay least_capacity_replay(const StageTraceSpec& spec, const Config& config, double failed,
-                                  int64_t points, bool bisect) {
+                                  int64_t points, int bisections, int64_t& budget_events) {
   StageReplay best = replay_stage_trace(spec, allocator_options(config, 0.0), points);
-  if (!bisect) return best;
-  double low = failed;
+  double low = std::max(failed, static_cast<double>(best.stats.peak_allocated_bytes) - 1.0);
   double high = static_cast<double>(best.stats.peak_reserved_bytes);
-  for (int k = 0; k < kNeedBisections && high - low > 64.0 * 1024 * 1024; ++k) {
+  const double tolerance = std::max(64.0 * 1024 * 1024, kNeedTolerance * high);
+  for (int k = 0; k < bisections && high - low > tolerance && budget_events >= best.events; ++k) {
+    budget_events -= best.events;
     const double middle = std::floor((low + high) / 2.0);
     StageReplay trial = replay_stage_trace(spec, allocator_options(config, middle), points);
     if (trial.out_of_memory) {
@@ -105,24 +108,42 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
   const int64_t points = options.timeline_points >= 0
                              ? options.timeline_points
                              : std::clamp<int64_t>(2048 / std::max<int64_t>(count, 1), 8, 64);
-  for (size_t i = 0; i < stages.size(); ++i) {
-    StageMemory& s = stages[i];
+  for (StageMemory& s : stages) {
     set_outside(config, s);
+    s.allocator = AllocatorReplaySummary{};
+    s.reserved_bytes = s.peak_bytes;  // until replayed: a lower bound
+    s.fragmentation_bytes = 0.0;
+    s.device_bytes = s.reserved_bytes + s.outside_allocator_bytes;
+  }
+  // Stages with the largest need first (they decide the verdict), while the
+  // replays stay within kReplayEventBudget; then the need of the stages that
+  // ran out of memory, within kNeedEventBudget.
+  std::vector<size_t> order(stages.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return stages[a].device_bytes > stages[b].device_bytes;
+  });
+  int64_t budget = kReplayEventBudget;
+  int64_t need_budget = options.find_need ? kNeedEventBudget : 0;
+  for (const size_t i : order) {
+    StageMemory& s = stages[i];
     const StageTracePlan& t = traces[i];
     AllocatorReplaySummary& a = s.allocator;
-    a = AllocatorReplaySummary{};
-    if (!t.replayable) {
-      s.reserved_bytes = s.peak_bytes;
-      s.fragmentation_bytes = 0.0;
-      s.device_bytes = s.reserved_bytes + s.outside_allocator_bytes;
-      continue;
-    }
+    if (!t.replayable || t.events > budget) continue;
     const StageTraceSpec spec{&plan, i, &t.statics, t.order, t.granularity};
     const double capacity = std::max(0.0, usable - s.outside_allocator_bytes);
-    StageReplay replay = replay_stage_trace(spec, allocator_options(config, capacity + 1.0), points);
-    if (replay.out_of_memory) {
+    StageReplay replay;
+    // Allocated bytes alone above the capacity: the allocator cannot serve it.
+    const bool fails = s.peak_bytes > capacity;
+    if (!fails) {
+      replay = replay_stage_trace(spec, allocator_options(config, capacity + 1.0), points);
+      budget -= t.events;
+    }
+    if (fails || replay.out_of_memory) {
       a.out_of_memory = true;
-      replay = least_capacity_replay(spec, config, capacity, points, options.find_need);
+      budget -= t.events;
+      replay = least_capacity_replay(spec, config, capacity, points,
+                                     options.find_need ? kNeedBisections : 0, need_budget);
     }
     a.replayed = true;
     a.granularity = granularity_name(t.granularity);
@@ -136,6 +157,12 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
     if (options.describe) a.peak_reserved_at = describe_label(plan, replay.at_peak_reserved);
     s.reserved_bytes = static_cast<double>(replay.stats.peak_reserved_bytes);
     s.fragmentation_bytes = static_cast<double>(replay.stats.at_peak_reserved.fragmentation_bytes());
+    if (replay.out_of_memory && s.reserved_bytes < s.peak_bytes) {
+      // Past what the allocator may reserve at all (AllocatorOptions): the
+      // replay stopped early; the allocated peak is the lower bound.
+      s.reserved_bytes = s.peak_bytes;
+      s.fragmentation_bytes = 0.0;
+    }
     s.device_bytes = s.reserved_bytes + s.outside_allocator_bytes;
     s.timeline.clear();
     s.timeline.reserve(replay.timeline.size());

@@ -8,8 +8,8 @@
 // the allocator may reserve the usable capacity less the memory outside it, so
 // its retry ladder (free the cache, then fail) plays out as on the GPU. For a
 // stage it cannot serve, the least capacity it runs in is found by bisection
-// (kNeedBisections replays): that is its need, and reserved_bytes is what it
-// reserves there.
+// (at most kNeedBisections replays): that is its need, and reserved_bytes is
+// what it reserves there. The work is bounded (kReplayEventBudget).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,15 @@ inline constexpr int64_t kSteadyCycles = 2;
 // memory is reported as the allocated peak, with a note).
 inline constexpr int64_t kTraceEventBudget = 3'000'000;
 inline constexpr int64_t kStageTraceEventLimit = 12'000'000;
+// Events one estimate replays in all (about 1 s on one core; tests/cli/worst_inputs.py):
+// stages are replayed largest need first while their traces fit, the others keep
+// reserved = allocated (a lower bound; the estimate's notes name them). The need
+// bisection of the stages that ran out of memory has a budget of its own.
+inline constexpr int64_t kReplayEventBudget = 6'000'000;
+inline constexpr int64_t kNeedEventBudget = 3'000'000;
 inline constexpr int kNeedBisections = 8;
+// The need is found to within this fraction of itself (or 64 MiB, the larger).
+inline constexpr double kNeedTolerance = 1.0 / 512.0;
 
 struct ReplayOptions {
   bool describe = true;          ///< name the reserved peak and the timeline passes

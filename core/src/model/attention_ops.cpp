@@ -280,16 +280,23 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
   kv_down->segment_end = down_segment_end;
   kv_down->recompute_tail = r.kv_down && (rc.keep_tail_outputs || r.discard_norm_output);
   const double dr = static_cast<double>(rows);
+  // The splits and concats between the projections and core attention are
+  // re-run only when the up projections are (mla_up_proj, SimuMax attn_proj):
+  // Megatron's core_attn checkpoint wraps core attention alone, its inputs
+  // being the finished q, k, v (multi_latent_attention.py forward,
+  // _checkpointed_attention_forward), so a core_attn-only segment never
+  // stores the latent or up-projected tensors again.
+  const bool up_chain = r.core && r.kv_up;
   ops.push_back(f.free_op("attention.kv_split",
                           dr * static_cast<double>(mla.kv_lora_rank + mla.qk_rope_head_dim) * 2,
-                          r.core));
+                          up_chain));
   ops.push_back(f.norm("attention.kv_layernorm", rows, mla.kv_lora_rank, r.kv_norm));
   linear("attention.linear_kv_up_proj", rows, mla.kv_lora_rank,
          heads * (mla.qk_nope_head_dim + mla.v_head_dim), r.kv_up, true);
   const double h = static_cast<double>(heads);
   ops.push_back(f.free_op("attention.kv_up_split",
                           dr * h * static_cast<double>(mla.qk_nope_head_dim + mla.v_head_dim) * 2,
-                          r.core));
+                          up_chain));
   {
     // RoPE on the decoupled rope parts of q (every head) and of the shared k.
     Op rope = f.rope("attention.rotary_emb",
@@ -299,9 +306,9 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
     ops.push_back(rope);
   }
   ops.push_back(f.free_op("attention.k_rope_concat", dr * h * static_cast<double>(qk_dim) * 2,
-                          r.core));
+                          up_chain));
   const double qkv_input = dr * h * static_cast<double>(2 * qk_dim + mla.v_head_dim) * 2;
-  ops.push_back(f.free_op("attention.qkv_concat", qkv_input, r.core));
+  ops.push_back(f.free_op("attention.qkv_concat", qkv_input, up_chain));
   AttentionDims dims;
   dims.score_fraction = score_fraction;
   dims.rows = dr;

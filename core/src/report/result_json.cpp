@@ -121,7 +121,7 @@ nlohmann::json calibration_to_json(const Calibration& c) {
 }
 
 nlohmann::json throughput_core_json(const Throughput& t) {
-  return {{"tokens_per_step", t.tokens_per_step},
+  nlohmann::json out = {{"tokens_per_step", t.tokens_per_step},
           {"tokens_per_s", t.tokens_per_s},
           {"tokens_per_s_per_gpu", t.tokens_per_s_per_gpu},
           {"model_flops_per_step", t.model_flops_per_step},
@@ -130,9 +130,13 @@ nlohmann::json throughput_core_json(const Throughput& t) {
           {"hardware_tflops_per_gpu", t.hardware_tflops_per_gpu},
           {"flop_convention", t.flop_convention},
           {"seconds_per_trillion_tokens", t.seconds_per_trillion_tokens},
-          {"gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens},
-          {"time_to_train_s", t.time_to_train_s},
-          {"gpu_hours_to_train", t.gpu_hours_to_train}};
+          {"gpu_hours_per_trillion_tokens", t.gpu_hours_per_trillion_tokens}};
+  // Only with training.train_tokens (always > 0 when given): never a 0 that reads as a figure.
+  if (t.time_to_train_s > 0.0) {
+    out["time_to_train_s"] = t.time_to_train_s;
+    out["gpu_hours_to_train"] = t.gpu_hours_to_train;
+  }
+  return out;
 }
 
 nlohmann::json throughput_to_json(const Throughput& t) {

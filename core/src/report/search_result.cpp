@@ -1,6 +1,11 @@
 #include "report/search_result.h"
 
+#include <algorithm>
+
 #include "report/result_json.h"
+#include "schema/enums.h"
+#include "search/choices.h"
+#include "search/hints.h"
 
 namespace trainsim::report {
 namespace {
@@ -8,16 +13,17 @@ namespace {
 using Json = nlohmann::json;
 using schema::SearchRequest;
 
-const char* objective_name(SearchObjective objective) {
-  return objective == SearchObjective::kStepTime ? "step_time" : "tokens_per_s_per_gpu";
-}
-
 Json metrics_json(const CandidateMetrics& m, double capacity_bytes) {
-  return {{"iteration_s", m.iteration_s},
-          {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
-          {"mfu", m.mfu},
-          {"peak_bytes", m.peak_bytes},
-          {"memory_fraction", m.peak_bytes / capacity_bytes}};
+  Json out = {{"iteration_s", m.iteration_s},
+              {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
+              {"mfu", m.mfu},
+              {"peak_bytes", m.peak_bytes},
+              {"memory_fraction", m.peak_bytes / capacity_bytes}};
+  if (m.time_to_train_s > 0.0) {
+    out["time_to_train_s"] = m.time_to_train_s;
+    out["gpu_hours"] = m.gpu_hours;
+  }
+  return out;
 }
 
 Json entry_json(const SearchRequest& request, const ScoredCandidate& s) {
@@ -26,11 +32,36 @@ Json entry_json(const SearchRequest& request, const ScoredCandidate& s) {
           {"config", candidate_config_json(request, s.candidate)}};
 }
 
-Json counts_json(const SearchCounts& c) {
-  return {{"considered", c.considered},
+Json points_json(const std::vector<ScoredCandidate>& points) {
+  Json rows = Json::array();
+  for (const ScoredCandidate& s : points) {
+    rows.push_back({s.key.index, s.key.metrics.peak_bytes, s.key.metrics.iteration_s,
+                    s.key.metrics.tokens_per_s_per_gpu});
+  }
+  return {{"columns", {"index", "peak_bytes", "iteration_s", "tokens_per_s_per_gpu"}},
+          {"rows", rows}};
+}
+
+Json order_json(const std::vector<ClassOrder>& order) {
+  Json classes = Json::array(), combinations = Json::array();
+  for (const ClassOrder& o : order) {
+    classes.push_back(o.index);
+    combinations.push_back(o.combinations);
+  }
+  return {{"classes", classes}, {"combinations", combinations}};
+}
+
+}  // namespace
+
+Json search_counts_json(const SearchCounts& c) {
+  return {{"layout_classes", c.layout_classes},
+          {"considered", c.considered},
+          {"skipped", c.skipped},
           {"invalid", c.invalid},
           {"invalid_by_reason", c.invalid_by_reason},
           {"candidates", c.candidates},
+          {"uneven_candidates", c.uneven_candidates},
+          {"bounded", c.bounded},
           {"pruned", c.pruned},
           {"pruned_by_reason", c.pruned_by_reason},
           {"evaluated", c.evaluated},
@@ -41,17 +72,16 @@ Json counts_json(const SearchCounts& c) {
           {"rejected_by_replay", c.rejected_by_replay}};
 }
 
-Json points_json(const std::vector<ScoredCandidate>& feasible) {
-  Json rows = Json::array();
-  for (const ScoredCandidate& s : feasible) {
-    rows.push_back({s.key.index, s.key.metrics.peak_bytes, s.key.metrics.iteration_s,
-                    s.key.metrics.tokens_per_s_per_gpu});
+Json search_hints_json(const std::vector<SearchHint>& hints) {
+  Json out = Json::array();
+  for (const SearchHint& h : hints) {
+    out.push_back({{"rule", h.rule},
+                   {"count", h.count},
+                   {"constraint", h.constraint},
+                   {"suggestion", h.suggestion}});
   }
-  return {{"columns", {"index", "peak_bytes", "iteration_s", "tokens_per_s_per_gpu"}},
-          {"rows", rows}};
+  return out;
 }
-
-}  // namespace
 
 Json candidate_config_json(const SearchRequest& request, const Candidate& c) {
   Json training = request.training.is_object() ? request.training : Json::object();
@@ -77,12 +107,45 @@ Json candidate_config_json(const SearchRequest& request, const Candidate& c) {
   }
   training["recompute"] = recompute;
   training["zero_stage"] = c.zero_stage;
+  // A choice key is written when the search chose it or it is not the config default.
+  const auto& dimensions = choice_dimensions();
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    if (request.spec.choices[d].size() > 1 || c.choice[d] != dimensions[d].get(TrainingSpec{})) {
+      training[dimensions[d].key] = schema::choice_value_name(d, c.choice[d]);
+    }
+  }
   Json system = request.system.is_string() ? Json{{"preset", request.system}} : request.system;
   system["num_gpus"] = c.num_gpus;
   return {{"model", request.model}, {"training", training}, {"system", system}};
 }
 
 Json search_result_json(const SearchRequest& request, const SearchOutcome& outcome) {
+  const SearchSpec& spec = request.spec;
+  Json result = {{"objective", schema::search_objective_names().of(spec.objective)},
+                 {"diversity", schema::search_diversity_names().of(spec.diversity)},
+                 {"top_k", spec.top_k},
+                 {"capacity_bytes", spec.system.gpu.hbm_capacity_bytes},
+                 {"memory_headroom", spec.memory_headroom},
+                 {"memory_budget_bytes", outcome.memory_budget_bytes},
+                 {"search",
+                  {{"layout_classes", outcome.total_classes},
+                   {"combinations", outcome.total_combinations}}},
+                 {"counts", search_counts_json(outcome.counts)}};
+  if (request.page.plan_only) {
+    result["order"] = order_json(outcome.order);
+    return result;
+  }
+  if (!request.page.whole) {
+    result["page"] = {{"classes", outcome.page_classes}};
+    if (request.page.limit >= 0) {
+      // A range page: the next offset and the total, in layout classes.
+      const int64_t end = std::min(outcome.total_classes,
+                                   request.page.offset + std::min(request.page.limit, outcome.total_classes));
+      result["page"]["offset"] = std::min(request.page.offset, outcome.total_classes);
+      result["page"]["end"] = end;
+      result["page"]["candidates"] = outcome.total_classes;
+    }
+  }
   Json top = Json::array();
   for (size_t i = 0; i < outcome.top.size(); ++i) {
     Json entry = entry_json(request, outcome.top[i]);
@@ -92,18 +155,16 @@ Json search_result_json(const SearchRequest& request, const SearchOutcome& outco
   }
   Json pareto = Json::array();
   for (const ScoredCandidate& s : outcome.pareto) pareto.push_back(entry_json(request, s));
-  Json result = {{"objective", objective_name(request.spec.objective)},
-                 {"top_k", request.spec.top_k},
-                 {"capacity_bytes", request.spec.system.gpu.hbm_capacity_bytes},
-                 {"memory_budget_bytes", outcome.memory_budget_bytes},
-                 {"page",
-                  {{"offset", outcome.page_begin},
-                   {"end", outcome.page_end},
-                   {"candidates", outcome.counts.candidates}}},
-                 {"counts", counts_json(outcome.counts)},
-                 {"top", top},
-                 {"pareto", pareto}};
-  if (request.include_points) result["points"] = points_json(outcome.feasible);
+  result["top"] = std::move(top);
+  result["pareto"] = std::move(pareto);
+  if (outcome.closest) result["closest"] = entry_json(request, *outcome.closest);
+  if (request.include_points) result["points"] = points_json(outcome.points);
+  if (request.page.whole) {
+    const std::optional<double> closest =
+        outcome.closest ? std::optional<double>(outcome.closest->key.metrics.peak_bytes) : std::nullopt;
+    result["hints"] = search_hints_json(
+        search_hints(spec, outcome.counts, outcome.memory_budget_bytes, closest));
+  }
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schema/search_request.h"
+#include "search/hints.h"
 #include "search/search.h"
 
 namespace trainsim::report {
@@ -14,5 +15,8 @@ nlohmann::json search_result_json(const schema::SearchRequest& request, const Se
 
 // The config document (accepted by estimate_json) of one candidate.
 nlohmann::json candidate_config_json(const schema::SearchRequest& request, const Candidate& candidate);
+
+nlohmann::json search_counts_json(const SearchCounts& counts);
+nlohmann::json search_hints_json(const std::vector<SearchHint>& hints);
 
 }  // namespace trainsim::report

@@ -24,7 +24,7 @@ nlohmann::json resolve_preset_reference(const nlohmann::json& value, const char*
   auto lookup = [&](const std::string& id, const std::string& id_path) -> nlohmann::json {
     const nlohmann::json* preset = find_preset(kind, id);
     if (preset == nullptr) {
-      std::string message = "unknown " + std::string(kind) + " preset \"" + id + "\"";
+      std::string message = "unknown " + std::string(kind) + " preset \"" + excerpt(id) + "\"";
       const std::string hint = closest_match(id, preset_ids(kind));
       if (!hint.empty()) message += " (did you mean \"" + hint + "\"?)";
       issues.push_back({id_path, message});

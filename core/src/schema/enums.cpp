@@ -67,7 +67,13 @@ const EnumNames& collective_names() {
 }
 
 const EnumNames& search_objective_names() {
-  static const EnumNames names{"search_objective", {"step_time", "tokens_per_s_per_gpu"}, {}};
+  static const EnumNames names{
+      "search_objective", {"step_time", "tokens_per_s_per_gpu", "time_to_train", "gpu_hours"}, {}};
+  return names;
+}
+
+const EnumNames& search_diversity_names() {
+  static const EnumNames names{"search_diversity", {"none", "per_layout"}, {}};
   return names;
 }
 
@@ -113,7 +119,7 @@ std::vector<const EnumNames*> all_enum_names() {
           &position_embedding_names(),  &dtype_names(),
           &recompute_granularity_names(), &recompute_method_names(),
           &recompute_module_names(),    &cp_comm_type_names(),
-          &collective_names(),          &search_objective_names(),
+          &collective_names(),          &search_objective_names(), &search_diversity_names(),
           &whatif_figure_names(),       &fp8_recipe_names(),
           &cuda_graph_impl_names(),     &cuda_graph_module_names(),
           &provenance_kind_names()};

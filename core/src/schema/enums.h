@@ -35,6 +35,7 @@ const EnumNames& recompute_module_names();       ///< RecomputeModule
 const EnumNames& cp_comm_type_names();           ///< CpCommType
 const EnumNames& collective_names();             ///< CollectiveKind
 const EnumNames& search_objective_names();       ///< SearchObjective
+const EnumNames& search_diversity_names();       ///< SearchDiversity
 const EnumNames& whatif_figure_names();          ///< SystemFigure (with labels)
 const EnumNames& fp8_recipe_names();             ///< Fp8Recipe
 const EnumNames& cuda_graph_impl_names();        ///< CudaGraphImpl

@@ -36,13 +36,6 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-std::string number_overflow_message(const nlohmann::json::out_of_range& error) {
-  std::string what = error.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
-  const auto tag_end = what.find("] ");
-  if (tag_end != std::string::npos) what = what.substr(tag_end + 2);
-  return "invalid JSON: " + shorten(what, 80) + " (numbers must be within the range of a double)";
-}
-
 }  // namespace
 
 std::string describe_json_value(const nlohmann::json& value) {
@@ -67,22 +60,6 @@ std::string describe_json_value(const nlohmann::json& value) {
   }
 }
 
-bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,
-                    Issues& issues) {
-  try {
-    out = nlohmann::json::parse(text.begin(), text.end());
-    return true;
-  } catch (const nlohmann::json::parse_error& error) {
-    std::string what = error.what();
-    const auto at = what.find("parse error");
-    if (at != std::string::npos) what = what.substr(at);
-    issues.push_back({path, "invalid JSON at byte " + std::to_string(error.byte) + ": " + what});
-  } catch (const nlohmann::json::out_of_range& error) {
-    issues.push_back({path, number_overflow_message(error)});
-  }
-  return false;
-}
-
 std::string dump(const nlohmann::json& value, int indent) {
   return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -102,6 +79,8 @@ std::string json_pointer_escape(const std::string& key) {
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  // No key is this long: a hint would cost an edit distance over the whole word.
+  if (word.size() > kMaxHintedWordChars) return "";
   std::string best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& candidate : candidates) {
@@ -294,16 +273,19 @@ size_t ObjectReader::enum_or(const char* key, const std::vector<std::string>& al
 void ObjectReader::finish() {
   if (object_ == nullptr) return;
   const std::vector<std::string> known(known_.begin(), known_.end());
+  // Hints cost an edit distance per known key: only the first few unknown keys get one.
+  constexpr size_t kMaxHinted = 20;
+  size_t unknown = 0;
   for (const auto& [key, value] : object_->items()) {
     if (known_.count(key) != 0) continue;
-    const std::string hint = closest_match(key, known);
+    const std::string hint = ++unknown <= kMaxHinted ? closest_match(key, known) : "";
     std::string message = "unknown key";
     if (!hint.empty()) {
       message += " (did you mean \"" + hint + "\"?)";
-    } else if (!known.empty()) {
+    } else if (!known.empty() && unknown <= kMaxHinted) {
       message += "; expected " + expected_keys(known);
     }
-    issues_.push_back({path_ + "/" + json_pointer_escape(key), message});
+    issues_.push_back({shorten_pointer(path_ + "/" + json_pointer_escape(key)), message});
   }
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "schema/json_parse.h"
 #include "trainsim/issue.h"
 
 namespace trainsim::schema {
@@ -22,13 +23,6 @@ namespace trainsim::schema {
 std::string describe_json_value(const nlohmann::json& value);
 
 std::string json_pointer_escape(const std::string& key);
-
-// Parses a whole document into `out`: every parse site of the core goes through
-// this one. Bad JSON becomes one issue at `path`: "invalid JSON at byte N: ..."
-// for a syntax error, "invalid JSON: number overflow ..." for a number beyond
-// double range (nlohmann throws out_of_range for it, not parse_error).
-bool parse_document(std::string_view text, const std::string& path, nlohmann::json& out,
-                    Issues& issues);
 
 // Serializes without throwing on invalid UTF-8 (replaced by U+FFFD).
 std::string dump(const nlohmann::json& value, int indent = -1);
@@ -75,7 +69,9 @@ class ObjectReader {
   std::set<std::string> known_;
 };
 
-// Closest candidate by edit distance, or "" when nothing is close.
+// Closest candidate by edit distance, or "" when nothing is close (always ""
+// for a word longer than kMaxHintedWordChars).
+inline constexpr size_t kMaxHintedWordChars = 64;
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace trainsim::schema

@@ -1,5 +1,7 @@
 // training.recompute: which granularity takes which keys is a rule of its own,
 // so this object is read and written by hand (its rows are still published).
+#include <algorithm>
+
 #include "input_limits.h"
 #include "schema/config_schema.h"
 
@@ -86,8 +88,10 @@ void read_recompute(const nlohmann::json& value, const std::string& path, Recomp
           continue;
         }
         const auto module = static_cast<RecomputeModule>(*index);
-        for (const auto seen : spec.modules) {
-          if (seen == module) issues.push_back({item_path, "duplicate module"});
+        // Reported once per repeated item (not once per earlier copy) and kept once.
+        if (std::find(spec.modules.begin(), spec.modules.end(), module) != spec.modules.end()) {
+          issues.push_back({item_path, "duplicate module"});
+          continue;
         }
         spec.modules.push_back(module);
       }

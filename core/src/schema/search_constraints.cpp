@@ -5,6 +5,9 @@
 #include "input_limits.h"
 #include "schema/search_request.h"
 #include "schema/config_reader.h"
+#include "schema/config_schema.h"
+#include "schema/enums.h"
+#include "search/choices.h"
 
 namespace trainsim::schema {
 namespace {
@@ -117,12 +120,94 @@ SequenceParallelPolicy read_sequence_parallel(ObjectReader& r) {
   return SequenceParallelPolicy::kBoth;
 }
 
+UnevenStages read_uneven_stages(ObjectReader& r) {
+  const Json* value = r.raw("uneven_stages");
+  if (value == nullptr) return UnevenStages::kAuto;
+  if (value->is_boolean()) return value->get<bool>() ? UnevenStages::kAlways : UnevenStages::kNever;
+  if (*value != "auto") {
+    r.issues().push_back({r.path_of("uneven_stages"),
+                          "expected true, false or \"auto\", got " + describe_json_value(*value)});
+  }
+  return UnevenStages::kAuto;
+}
+
+// The training key's own enum names (training_schema.cpp).
+const EnumNames* training_enum(const std::string& key) {
+  for (const auto& field : training_table()) {
+    if (field.info.key == key) return field.info.enumeration;
+  }
+  return nullptr;
+}
+
+// Each choice key: a name or a list of names of the training key's enum; the
+// training template's value when absent (search/choices.h).
+void read_choices(ObjectReader* r, SearchRequest& request, Issues& issues) {
+  const auto& dimensions = choice_dimensions();
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    const ChoiceDimension& dimension = dimensions[d];
+    std::vector<int>& values = request.spec.choices[d];
+    values = {dimension.get(request.spec.training)};
+    const Json* value = r == nullptr ? nullptr : r->raw(dimension.key);
+    if (value == nullptr) continue;
+    const std::string path = r->path_of(dimension.key);
+    if (request.training.is_object() && request.training.contains(dimension.key)) {
+      issues.push_back({path, std::string("is fixed at /training/") + dimension.key +
+                                  "; set one of the two"});
+      continue;
+    }
+    const EnumNames* names = training_enum(dimension.key);
+    const Json items = value->is_array() ? *value : Json::array({*value});
+    if (names == nullptr || items.empty()) {
+      issues.push_back({path, "expected a name or a non-empty array of names"});
+      continue;
+    }
+    values.clear();
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::string at = value->is_array() ? path + "/" + std::to_string(i) : path;
+      const auto index = items[i].is_string() ? names->find(items[i].get<std::string>()) : std::nullopt;
+      if (!index) {
+        issues.push_back({at, "expected one of " + names->quoted() + ", got " +
+                                  describe_json_value(items[i])});
+      } else if (std::find(values.begin(), values.end(), static_cast<int>(*index)) != values.end()) {
+        issues.push_back({at, "duplicate value " + items[i].dump()});
+      } else {
+        values.push_back(static_cast<int>(*index));
+      }
+    }
+    if (values.empty()) values = {dimension.get(request.spec.training)};
+  }
+}
+
+// max_gpus drops the larger GPU counts; max_gpu_hours needs the token budget.
+void read_caps(ObjectReader& r, SearchRequest& request) {
+  SearchSpec& spec = request.spec;
+  if (const auto max_gpus = r.optional_int("max_gpus", 1, kMaxGpus)) {
+    const size_t before = spec.num_gpus.size();
+    std::erase_if(spec.num_gpus, [&](int64_t n) { return n > *max_gpus; });
+    if (before > 0 && spec.num_gpus.empty()) {
+      r.issues().push_back({r.path_of("max_gpus"), "leaves none of the GPU counts of /num_gpus, got " +
+                                                       std::to_string(*max_gpus)});
+    }
+  }
+  spec.max_gpu_hours = r.optional_number("max_gpu_hours", 0.0, 1e15, true).value_or(0.0);
+  if (spec.max_gpu_hours > 0.0 && spec.training.train_tokens <= 0.0) {
+    r.issues().push_back(
+        {r.path_of("max_gpu_hours"), "needs the token budget: set /training/train_tokens"});
+  }
+}
+
 }  // namespace
+
+std::string choice_value_name(size_t dimension, int value) {
+  const EnumNames* names = training_enum(choice_dimensions()[dimension].key);
+  return names->names[static_cast<size_t>(value)];
+}
 
 void read_search_constraints(const Json* value, SearchRequest& request, Issues& issues) {
   SearchSpec& spec = request.spec;
   if (value == nullptr) {
     read_recompute_modes(nullptr, request, issues);
+    read_choices(nullptr, request, issues);
     return;
   }
   ObjectReader r(*value, "/constraints", issues);
@@ -141,8 +226,10 @@ void read_search_constraints(const Json* value, SearchRequest& request, Issues& 
   const std::vector<int64_t> zero_stages = read_int_choices(r, "zero_stage", 0, 3);
   if (!zero_stages.empty()) spec.zero_stage = zero_stages;
   spec.sequence_parallel = read_sequence_parallel(r);
-  spec.uneven_stages = r.bool_or("uneven_stages", false);
+  spec.uneven_stages = read_uneven_stages(r);
   read_recompute_modes(r.raw("recompute"), request, issues);
+  read_choices(&r, request, issues);
+  read_caps(r, request);
   r.finish();
 }
 

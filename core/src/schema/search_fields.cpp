@@ -2,7 +2,8 @@
 // search_request.cpp, search_constraints.cpp and whatif_request.cpp; the test
 // SchemaTest.EverySearchKeyIsAccepted keeps these lists and the readers in step).
 #include "input_limits.h"
-#include "memory/verdict.h"
+#include "schema/config_schema.h"
+#include "search/choices.h"
 #include "schema/search_request.h"
 #include "schema/whatif_request.h"
 #include "whatif/sensitivity.h"
@@ -75,22 +76,33 @@ std::vector<FieldInfo> search_fields() {
             {"", "Shared training keys", "training keys every plan shares; the keys the search chooses (constraints, seq_len, dtype, the batch, num_layers_in_first/last_stage) are errors here"}),
       field("constraints", Type::kObject, kOptional, {"", "Constraints", "the values the search may choose"}),
       bounded(field("memory_headroom", Type::kNumber, kDefault,
-                    {"", "Memory headroom", "a plan fits when its device memory (allocator reserved + outside it) leaves this fraction of the usable capacity free (the memory verdict)"}, kDefaultMemoryHeadroom),
+                    {"", "Memory headroom", "a plan fits when its device memory (allocator reserved + outside it) leaves this fraction of the usable capacity free (the memory verdict)"},
+                    kDefaultSearchMemoryHeadroom),
               0.0, 0.99),
       bounded(field("top_k", Type::kInt, kDefault, {"", "Top K", "plans returned with their full results"}, 10), 1, 1000),
       [] {
-        FieldInfo objective = field("objective", Type::kEnum, kDefault, {"", "Objective", "what ranks the plans"}, "step_time");
+        FieldInfo objective = field("objective", Type::kEnum, kDefault,
+                                    {"", "Objective", "what ranks the plans; time_to_train and gpu_hours need training.train_tokens"},
+                                    "step_time");
         objective.enumeration = &search_objective_names();
         return objective;
       }(),
-      field("include_points", Type::kBool, kDefault, {"", "Include points", "list every feasible plan (for a scatter)"}, false),
+      [] {
+        FieldInfo diversity = field("diversity", Type::kEnum, kDefault,
+                                    {"", "Diversity", "per_layout: the top K are the best plan of each layout (GPUs, tp, pp, cp, ep, etp)"},
+                                    "none");
+        diversity.enumeration = &search_diversity_names();
+        return diversity;
+      }(),
+      field("include_points", Type::kBool, kDefault,
+            {"", "Include points", "a sample of at most 1000 plans the search timed (for a scatter)"}, false),
       field("page", Type::kObject, kOptional,
-            {"", "Page", "{\"offset\", \"limit\"}: evaluate candidates [offset, offset + limit) only"}),
+            {"", "Page", "{\"plan\": true}: count and order the layout classes; {\"classes\": [...], \"bound\": {...}}: search those only; {\"offset\": o, \"limit\": l}: the classes [o, o + l) in enumeration order"}),
   };
 }
 
 std::vector<FieldInfo> search_constraint_fields() {
-  return {
+  std::vector<FieldInfo> fields = {
       degree("tp", "TP", kMaxGpus, "tensor parallel sizes; default 1 .. max_tp"),
       degree("pp", "PP", kMaxLayers, "pipeline parallel sizes; default every divisor of the GPU count"),
       degree("vpp", "VPP", kMaxLayers, "virtual pipeline chunks; default every divisor of each stage's layers"),
@@ -114,8 +126,13 @@ std::vector<FieldInfo> search_constraint_fields() {
       field("sequence_parallel", Type::kBool, kDefault,
             {"", "Sequence parallel", "true: on whenever tp > 1; false: off; \"both\": try both"}, true),
       field("uneven_stages", Type::kBool, kDefault,
-            {"", "Uneven stages", "also try fewer layers on the first and last stage (chooses num_layers_in_first/last_stage)"},
-            false),
+            {"", "Uneven stages", "\"auto\": try fewer layers on the first and last stage when the layers do not split evenly; true: always; false: never"},
+            "auto"),
+      bounded(field("max_gpus", Type::kInt, kOptional, {"", "Max GPUs", "drop the GPU counts above it"}), 1,
+              static_cast<double>(kMaxGpus)),
+      bounded(field("max_gpu_hours", Type::kNumber, kOptional,
+                    {"GPU hours", "Max GPU hours", "plans that need more to train training.train_tokens are infeasible"}),
+              0.0, 1e15, true),
       with_items(field("recompute", Type::kArray, kDefault,
                        {"", "Recompute modes", "config recompute objects; full also with \"num_layers\": \"all\" or a list of counts"},
                        nlohmann::json::array({{{"granularity", "none"}},
@@ -123,6 +140,18 @@ std::vector<FieldInfo> search_constraint_fields() {
                                               {{"granularity", "full"}, {"method", "uniform"}, {"num_layers", 1}}})),
                  Type::kObject),
   };
+  // The choice keys (search/choices.h), with the training key's enum.
+  for (const ChoiceDimension& dimension : choice_dimensions()) {
+    for (const auto& row : training_table()) {
+      if (row.info.key != dimension.key) continue;
+      FieldInfo info = with_items(field(dimension.key, Type::kArray, kOptional,
+                                        {"", row.info.label.c_str(), "values to try; default: training's value"}),
+                                  Type::kEnum, row.info.enumeration);
+      info.label = row.info.label;
+      fields.push_back(info);
+    }
+  }
+  return fields;
 }
 
 std::vector<FieldInfo> whatif_fields() {

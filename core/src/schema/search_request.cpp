@@ -16,6 +16,7 @@ namespace {
 
 constexpr int64_t kMaxGpuCounts = 1024;  // GPU counts one search may cover
 constexpr int64_t kMaxTopK = 1000;
+constexpr int64_t kMaxBoundFront = 100'000;
 
 using Json = nlohmann::json;
 
@@ -187,18 +188,111 @@ void read_model_and_system(ObjectReader& r, SearchRequest& request) {
   }
 }
 
+// {"top": [metrics, ...], "front": [[peak_bytes, iteration_s], ...]}: what
+// earlier pages of the same search proved (their results' top and pareto).
+void read_bound(const Json& value, const std::string& path, SearchBound& bound, Issues& issues) {
+  ObjectReader r(value, path, issues);
+  if (!r.ok()) return;
+  auto number = [&](const Json& item, const std::string& at) {
+    if (!item.is_number() || item.get<double>() < 0.0) {
+      issues.push_back({at, "expected a non-negative number, got " + describe_json_value(item)});
+      return 0.0;
+    }
+    return item.get<double>();
+  };
+  if (const Json* top = r.raw("top")) {
+    if (!top->is_array() || top->size() > static_cast<size_t>(kMaxTopK)) {
+      issues.push_back({path + "/top", "expected an array of at most " + std::to_string(kMaxTopK) +
+                                           " metrics objects"});
+    } else {
+      for (size_t i = 0; i < top->size(); ++i) {
+        ObjectReader m((*top)[i], path + "/top/" + std::to_string(i), issues);
+        if (!m.ok()) continue;
+        CandidateMetrics metrics;
+        metrics.iteration_s = m.required_number("iteration_s", 0.0, 1e30, false);
+        metrics.peak_bytes = m.required_number("peak_bytes", 0.0, 1e30, false);
+        metrics.tokens_per_s_per_gpu = m.number_or("tokens_per_s_per_gpu", 0.0, 0.0, 1e30, false);
+        metrics.mfu = m.number_or("mfu", 0.0, 0.0, 1e30, false);
+        metrics.time_to_train_s = m.number_or("time_to_train_s", 0.0, 0.0, 1e30, false);
+        metrics.gpu_hours = m.number_or("gpu_hours", 0.0, 0.0, 1e30, false);
+        m.raw("memory_fraction");
+        m.finish();
+        bound.top.push_back(metrics);
+      }
+    }
+  }
+  if (const Json* front = r.raw("front")) {
+    if (!front->is_array() || front->size() > static_cast<size_t>(kMaxBoundFront)) {
+      issues.push_back({path + "/front", "expected an array of at most " +
+                                             std::to_string(kMaxBoundFront) +
+                                             " [peak_bytes, iteration_s] pairs"});
+    } else {
+      for (size_t i = 0; i < front->size(); ++i) {
+        const Json& pair = (*front)[i];
+        const std::string at = path + "/front/" + std::to_string(i);
+        if (!pair.is_array() || pair.size() != 2) {
+          issues.push_back({at, "expected [peak_bytes, iteration_s], got " + describe_json_value(pair)});
+          continue;
+        }
+        CandidateMetrics metrics;
+        metrics.peak_bytes = number(pair[0], at + "/0");
+        metrics.iteration_s = number(pair[1], at + "/1");
+        bound.front.push_back(metrics);
+      }
+    }
+  }
+  r.finish();
+}
+
+// {"classes": [i, ...], "bound": {...}} or {"plan": true} (README "Progress and cancel").
+void read_page(const Json& value, SearchPage& page, Issues& issues) {
+  ObjectReader p(value, "/page", issues);
+  if (!p.ok()) return;
+  page.plan_only = p.bool_or("plan", false);
+  for (const char* key : {"classes", "offset", "limit"}) p.raw(key);  // known keys
+  if (p.has("classes")) {
+    page.whole = false;
+    const std::vector<int64_t> classes =
+        read_int_choices(p, "classes", 0, kMaxLayoutClasses - 1);
+    page.classes = classes;
+  }
+  // A range of classes in enumeration order (pages split by count, no bound).
+  const bool range = p.has("offset") || p.has("limit");
+  if (range) {
+    page.offset = p.int_or("offset", 0, 0, kMaxLayoutClasses);
+    page.limit = p.required_int("limit", 1, kMaxLayoutClasses);
+  }
+  if (const Json* bound = p.raw("bound")) read_bound(*bound, "/page/bound", page.bound, issues);
+  if (range && (page.plan_only || !page.whole || !page.bound.top.empty() ||
+                !page.bound.front.empty())) {
+    issues.push_back({"/page/offset", "a range (offset, limit) takes no plan, classes or bound"});
+  }
+  if (range) page.whole = false;
+  if (page.plan_only && !page.whole) {
+    issues.push_back({"/page/classes", "set either plan or classes, not both"});
+  }
+  if (!page.plan_only && page.whole) {
+    issues.push_back(
+        {"/page", "expected \"plan\": true, a list of \"classes\" or \"offset\" and \"limit\""});
+  }
+  p.finish();
+}
+
 void read_ranking(ObjectReader& r, SearchRequest& request) {
   SearchSpec& spec = request.spec;
-  spec.memory_headroom = r.number_or("memory_headroom", kDefaultMemoryHeadroom, 0.0, 0.99, false);
+  spec.memory_headroom =
+      r.number_or("memory_headroom", kDefaultSearchMemoryHeadroom, 0.0, 0.99, false);
   spec.top_k = r.int_or("top_k", 10, 1, kMaxTopK);
   spec.objective = static_cast<SearchObjective>(r.enum_or("objective", search_objective_names().names, 0));
-  if (const Json* page = r.raw("page")) {
-    ObjectReader p(*page, "/page", r.issues());
-    request.page.offset = p.int_or("offset", 0, 0, kMaxBatch);
-    request.page.limit = p.optional_int("limit", 1, kMaxBatch).value_or(-1);
-    p.finish();
-  }
+  spec.diversity = static_cast<SearchDiversity>(r.enum_or("diversity", search_diversity_names().names, 0));
+  if (const Json* page = r.raw("page")) read_page(*page, request.page, r.issues());
   request.include_points = r.bool_or("include_points", false);
+  const bool needs_tokens = spec.objective == SearchObjective::kTimeToTrain ||
+                            spec.objective == SearchObjective::kGpuHours;
+  if (needs_tokens && spec.training.train_tokens <= 0.0) {
+    r.issues().push_back({"/objective", "\"" + search_objective_names().of(spec.objective) +
+                                            "\" needs the token budget: set /training/train_tokens"});
+  }
 }
 
 }  // namespace

@@ -43,4 +43,7 @@ void read_search_constraints(const nlohmann::json* value, SearchRequest& request
 std::vector<int64_t> read_int_choices(ObjectReader& r, const char* key, int64_t min_value,
                                       int64_t max_value);
 
+// The name of a choice key's value (search/choices.h), from the training key's enum.
+std::string choice_value_name(size_t dimension, int value);
+
 }  // namespace trainsim::schema

@@ -25,6 +25,29 @@ Field<TrainingInput> with_write(Field<TrainingInput> field,
   return field;
 }
 
+// "MAJOR.MINOR" or "MAJOR.MINOR.PATCH", digits only (major <= 99, minor <= 999);
+// sscanf would read "2.11rc1" as 2.11 and " +2.11" as well.
+bool parse_release_version(const std::string& text, int& major, int& minor) {
+  int parts[3] = {0, 0, 0};
+  int count = 0;
+  size_t digits = 0;
+  for (const char c : text) {
+    if (c >= '0' && c <= '9') {
+      if (++digits > 4) return false;
+      parts[count] = parts[count] * 10 + (c - '0');
+    } else if (c == '.' && digits > 0 && count < 2) {
+      ++count;
+      digits = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || count < 1 || parts[0] > 99 || parts[1] > 999) return false;
+  major = parts[0];
+  minor = parts[1];
+  return true;
+}
+
 Field<TrainingInput> te_version_row() {
   FieldInfo info = F::info("te_version", Type::kString, kDefault,
                            {"", "TE version", "installed Transformer Engine (\"2.11\" or \"2.11.0\"); TE >= 2.3 keeps dummy wgrad buffers"});
@@ -33,12 +56,12 @@ Field<TrainingInput> te_version_row() {
   auto read = [](ObjectReader& r, TrainingInput& t, const ReadContext&) {
     const auto text = r.optional_string("te_version");
     if (!text) return;
-    int major = 0, minor = 0, patch = 0;
-    char tail = 0;
-    const int fields = std::sscanf(text->c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail);
-    if ((fields != 2 && fields != 3) || major < 0 || minor < 0 || major > 99 || minor > 999) {
+    int major = 0, minor = 0;
+    if (!parse_release_version(*text, major, minor)) {
       r.issues().push_back({r.path_of("te_version"),
-                            "expected a version such as \"2.11\" or \"2.11.0\", got \"" + *text + "\""});
+                            "expected a release version such as \"2.11\" or \"2.11.0\" (digits "
+                            "only: a pre-release such as \"2.11rc1\" is not a release), got \"" +
+                                excerpt(*text) + "\""});
       return;
     }
     t.spec.te_version_major = major;

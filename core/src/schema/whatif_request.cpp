@@ -1,5 +1,7 @@
 #include "schema/whatif_request.h"
 
+#include <algorithm>
+
 #include "schema/enums.h"
 #include "schema/json_reader.h"
 
@@ -9,12 +11,19 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr double kMaxFactor = 1000.0;
+// Each factor costs one estimate per figure: the table stays bounded.
+constexpr size_t kMaxFactors = 32;
 
 void read_factors(const Json& value, const std::string& path, WhatIfRequest& request,
                   Issues& issues) {
   if (!value.is_array() || value.empty()) {
     issues.push_back(
         {path, "expected a non-empty array of numbers, got " + describe_json_value(value)});
+    return;
+  }
+  if (value.size() > kMaxFactors) {
+    issues.push_back({path, "at most " + std::to_string(kMaxFactors) + " factors, got " +
+                                std::to_string(value.size())});
     return;
   }
   request.factors.clear();
@@ -45,9 +54,16 @@ void read_figures(const Json& value, const std::string& path, WhatIfRequest& req
     if (!figure) {
       issues.push_back({path + "/" + std::to_string(i),
                         "expected one of " + names.quoted() + ", got " + describe_json_value(item)});
+      if (issues.size() > kMaxFactors) return;
       continue;
     }
-    request.figures.push_back(static_cast<SystemFigure>(*figure));
+    const auto scaled = static_cast<SystemFigure>(*figure);
+    if (std::find(request.figures.begin(), request.figures.end(), scaled) != request.figures.end()) {
+      issues.push_back({path + "/" + std::to_string(i), "duplicate figure " + describe_json_value(item)});
+      if (issues.size() > kMaxFactors) return;
+      continue;
+    }
+    request.figures.push_back(scaled);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "search/candidate.h"
 
+#include "search/choices.h"
+
 namespace trainsim {
 
 Config base_config(const SearchSpec& spec) {
@@ -16,7 +18,7 @@ void apply_candidate(const SearchSpec& spec, const Candidate& c, Config& config)
   t.micro_batch_size = c.micro_batch_size;
   t.num_micro_batches = c.num_micro_batches;
   t.zero_stage = c.zero_stage;
-  t.recompute = spec.recompute[static_cast<size_t>(c.recompute)].spec;
+  t.recompute = spec.recompute[static_cast<size_t>(c.recompute)].spec;  // reuses its storage
   if (t.recompute.granularity != RecomputeGranularity::kNone) {
     t.recompute.num_layers = c.recompute_num_layers;
   }
@@ -36,6 +38,8 @@ void apply_candidate(const SearchSpec& spec, const Candidate& c, Config& config)
     p.num_layers_in_first_stage.reset();
     p.num_layers_in_last_stage.reset();
   }
+  const auto& dimensions = choice_dimensions();
+  for (size_t d = 0; d < dimensions.size(); ++d) dimensions[d].set(t, c.choice[d]);
 }
 
 }  // namespace trainsim

@@ -1,8 +1,9 @@
 // One plan of a strategy search: the degrees, micro-batching, stage split,
-// recompute mode and ZeRO stage that vary between candidates. Everything else
-// comes from the SearchSpec, so a candidate is a few integers.
+// recompute mode, ZeRO stage and choice keys that vary between candidates.
+// Everything else comes from the SearchSpec, so a candidate is a few integers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "search/search_spec.h"
@@ -21,6 +22,7 @@ struct Candidate {
   int16_t recompute = 0;             ///< index into SearchSpec::recompute
   int8_t zero_stage = 1;
   bool sequence_parallel = false;
+  std::array<int8_t, kMaxChoiceDimensions> choice{};  ///< value per choice dimension (choices.h)
 };
 
 // The fields every candidate shares: model, system and the training template.

@@ -59,4 +59,20 @@ double StaticMemoryBound::lower_bound_bytes(const Config& config) const {
   return bound * kRoundingMargin;
 }
 
+double StaticMemoryBound::layout_lower_bound_bytes(const Config& config) const {
+  const ParallelSpec& p = config.training.parallel;
+  const int64_t vocab = padded_vocab_size(model_, p.tp);
+  ParamCounts counts = prefix_.back();
+  counts += embedding_params(model_, vocab);
+  counts += last_stage_extra_params(model_, vocab, p.pp);
+  const auto pp = static_cast<double>(p.pp);
+  const RankParams params{(counts.tp_sharded / static_cast<double>(p.tp) + counts.replicated) / pp,
+                          counts.expert / static_cast<double>(p.ep * p.etp) / pp};
+  const double weight_bytes = min_weight_bytes_per_param(config.training);
+  const StaticMemory fixed = static_memory(config.training, params, params.dense * weight_bytes,
+                                           params.expert * weight_bytes);
+  return (fixed.parameters_bytes + fixed.gradients_bytes + fixed.optimizer_bytes) *
+         kRoundingMargin;
+}
+
 }  // namespace trainsim

@@ -1,187 +1,164 @@
 #include "search/search.h"
 
 #include <algorithm>
-#include <limits>
-#include <numeric>
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include "memory/outside_memory.h"
-#include "search/enumerate.h"
-#include "search/evaluator.h"
+#include "search/class_search.h"
+#include "search/collector.h"
+#include "search/floor.h"
+#include "search/space.h"
 
 namespace trainsim {
 namespace {
 
-// Rounding slack between the step-time lower bound and the simulated time
-// (both sum the same pass times in different orders).
-constexpr double kBoundMargin = 1e-9;
+// Classes per batch: every class of a batch sees what the batches before it
+// proved, and nothing of its own batch, whatever the number of threads.
+constexpr size_t kBatchClasses = 16;
 
-struct Screened {
-  int64_t index = 0;
-  Candidate candidate;
-  CandidateMetrics bound;  ///< exact memory, step time lower bound
-  bool timed = false;
-  bool replayed = false;
-  bool fits = false;  ///< the replayed memory verdict (known once replayed)
-  CandidateMetrics exact;
+// Runs fn(worker, item) for items [0, n) on `threads` threads (the caller's
+// included), returning when all are done.
+class Pool {
+ public:
+  explicit Pool(int threads) {
+    for (int t = 1; t < threads; ++t) threads_.emplace_back([this, t] { loop(t); });
+  }
+  ~Pool() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void run(size_t n, const std::function<void(int, size_t)>& fn) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = &fn;
+      size_ = n;
+      next_ = 0;
+      busy_ = threads_.size();
+      ++generation_;
+    }
+    wake_.notify_all();
+    work(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+  }
+
+ private:
+  void work(int worker) {
+    for (size_t i = next_.fetch_add(1); i < size_; i = next_.fetch_add(1)) (*fn_)(worker, i);
+  }
+  void loop(int worker) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      work(worker);
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int, size_t)>* fn_ = nullptr;
+  size_t size_ = 0;
+  std::atomic<size_t> next_{0};
+  size_t busy_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
 };
-
-// Simulates a plan's pipeline (its exact metrics; the memory verdict is still the
-// screening's lower bound).
-void time_one(Screened& s, CandidateEvaluator& evaluator) {
-  if (s.timed) return;
-  s.exact = evaluator.exact(s.candidate);
-  s.timed = true;
-}
-
-// The allocator replay's verdict, asked only of a plan that would enter the top K
-// or the Pareto front: a plan that does not fit leaves the feasible plans.
-bool replayed_fits(Screened& s, CandidateEvaluator& evaluator, SearchCounts& counts) {
-  if (!s.replayed) {
-    s.fits = evaluator.replay_fits(s.candidate);
-    s.replayed = true;
-    if (!s.fits) ++counts.rejected_by_replay;
-  }
-  return s.fits;
-}
-
-// True when a plan whose step time is at least bound.iteration_s ranks after `worst`.
-bool cannot_beat(const CandidateMetrics& bound, const CandidateMetrics& worst,
-                 SearchObjective objective) {
-  if (objective == SearchObjective::kStepTime) {
-    return bound.iteration_s * (1.0 - kBoundMargin) > worst.iteration_s;
-  }
-  return bound.tokens_per_s_per_gpu * (1.0 + kBoundMargin) < worst.tokens_per_s_per_gpu;
-}
-
-// Times plans best bound first until the K-th best exact plan beats every bound left.
-void time_top_k(std::vector<Screened>& fits, const SearchSpec& spec,
-                CandidateEvaluator& evaluator, SearchCounts& counts) {
-  std::vector<size_t> order(fits.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ranks_before({fits[a].index, fits[a].bound}, {fits[b].index, fits[b].bound},
-                        spec.objective);
-  });
-  auto worse = [&](const RankKey& a, const RankKey& b) {
-    return ranks_before(a, b, spec.objective);
-  };
-  std::vector<RankKey> best;  // max-heap: front is the worst of the best K
-  const auto k = static_cast<size_t>(spec.top_k);
-  for (const size_t position : order) {
-    Screened& s = fits[position];
-    if (best.size() == k && cannot_beat(s.bound, best.front().metrics, spec.objective)) break;
-    time_one(s, evaluator);
-    // The heap only gets better: a plan that does not enter it now never ranks in
-    // the top K, so it needs no replay.
-    const RankKey key{s.index, s.exact};
-    if (best.size() == k && !ranks_before(key, best.front(), spec.objective)) continue;
-    if (!replayed_fits(s, evaluator, counts)) continue;
-    best.push_back(key);
-    std::push_heap(best.begin(), best.end(), worse);
-    if (best.size() > k) {
-      std::pop_heap(best.begin(), best.end(), worse);
-      best.pop_back();
-    }
-  }
-}
-
-// Sweeps by peak memory: a plan whose step-time bound is above the fastest exact
-// plan using no more memory is not on the Pareto front.
-void time_pareto(std::vector<Screened>& fits, CandidateEvaluator& evaluator, SearchCounts& counts) {
-  std::vector<size_t> order(fits.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const Screened& x = fits[a];
-    const Screened& y = fits[b];
-    if (x.bound.peak_bytes != y.bound.peak_bytes) return x.bound.peak_bytes < y.bound.peak_bytes;
-    if (x.timed != y.timed) return x.timed;
-    if (x.bound.iteration_s != y.bound.iteration_s)
-      return x.bound.iteration_s < y.bound.iteration_s;
-    return x.index < y.index;
-  });
-  double fastest_s = std::numeric_limits<double>::infinity();
-  for (const size_t position : order) {
-    Screened& s = fits[position];
-    if (!s.timed) {
-      if (fastest_s < s.bound.iteration_s * (1.0 - kBoundMargin)) continue;
-      time_one(s, evaluator);
-    }
-    // A plan slower than a fitting plan with no more memory is off the front
-    // whether it fits or not: no replay.
-    if (s.exact.iteration_s > fastest_s) continue;
-    if (replayed_fits(s, evaluator, counts)) fastest_s = s.exact.iteration_s;
-  }
-}
-
-std::vector<Screened> screen_page(const Enumeration& all, const SearchOutcome& range,
-                                  CandidateEvaluator& evaluator, SearchCounts& counts) {
-  std::vector<Screened> fits;
-  for (int64_t i = range.page_begin; i < range.page_end; ++i) {
-    Screened s;
-    s.index = i;
-    s.candidate = all.candidates[static_cast<size_t>(i)];
-    const Screening screening = evaluator.screen(s.candidate, s.bound);
-    if (screening == Screening::kPruned) {
-      ++counts.pruned;
-      ++counts.pruned_by_reason[kPrunedStaticMemory];
-      continue;
-    }
-    ++counts.evaluated;
-    if (screening == Screening::kFits) {
-      fits.push_back(s);
-      continue;
-    }
-    ++counts.infeasible;
-    ++counts.infeasible_by_reason[screening == Screening::kExceedsCapacity ? kInfeasibleCapacity
-                                                                           : kInfeasibleHeadroom];
-  }
-  counts.feasible = static_cast<int64_t>(fits.size());
-  return fits;
-}
 
 }  // namespace
 
-SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page, bool keep_feasible) {
+SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page,
+                         const SearchOptions& options) {
   SearchOutcome out;
-  const Enumeration all = enumerate_candidates(spec);
-  SearchCounts& counts = out.counts;
-  counts.considered = all.considered;
-  counts.invalid = all.invalid();
-  counts.invalid_by_reason = all.invalid_by_reason;
-  const auto total = static_cast<int64_t>(all.candidates.size());
-  counts.candidates = total;
-  out.page_begin = std::clamp<int64_t>(page.offset, 0, total);
-  out.page_end = page.limit < 0 ? total : std::min(total, out.page_begin + page.limit);
+  const SearchSpace space(spec);
+  const std::vector<LayoutClass> classes = space.classes();
+  out.total_classes = space.num_classes();
+  out.total_combinations = space.combinations();
   // Static memory above this cannot pass the verdict: it needs allocated + outside
   // memory <= (1 - headroom) x usable capacity.
   out.memory_budget_bytes = usable_capacity_bytes(spec.system.gpu) * (1.0 - spec.memory_headroom);
 
-  CandidateEvaluator evaluator(spec, out.memory_budget_bytes);
-  std::vector<Screened> fits = screen_page(all, out, evaluator, counts);
-  if (keep_feasible) {
-    for (Screened& s : fits) {
-      time_one(s, evaluator);
-      replayed_fits(s, evaluator, counts);
-    }
+  std::vector<int64_t> selected;
+  if (page.whole) {
+    selected.resize(classes.size());
+    for (size_t i = 0; i < classes.size(); ++i) selected[i] = static_cast<int64_t>(i);
+  } else if (page.limit >= 0) {
+    const auto total = static_cast<int64_t>(classes.size());
+    const int64_t end = std::min(total, page.offset + std::min(page.limit, total));
+    for (int64_t i = std::min(page.offset, total); i < end; ++i) selected.push_back(i);
   } else {
-    time_top_k(fits, spec, evaluator, counts);
-    time_pareto(fits, evaluator, counts);
+    for (const int64_t i : page.classes) {
+      if (i >= 0 && i < static_cast<int64_t>(classes.size())) selected.push_back(i);
+    }
   }
-  std::vector<ScoredCandidate> timed;
-  for (const Screened& s : fits) {
-    // Timed plans never replayed rank neither in the top K nor on the front.
-    if (s.timed && s.replayed && s.fits) timed.push_back({{s.index, s.exact}, s.candidate});
+  if (!page.whole) {
+    out.page_classes = selected;
+    std::sort(out.page_classes.begin(), out.page_classes.end());
   }
-  counts.timed = static_cast<int64_t>(
-      std::count_if(fits.begin(), fits.end(), [](const Screened& s) { return s.timed; }));
-  std::vector<RankKey> keys;
-  for (const ScoredCandidate& s : timed) keys.push_back(s.key);
-  for (const size_t p : top_positions(keys, spec.top_k, spec.objective)) {
-    out.top.push_back(timed[p]);
-    out.top_estimates.push_back(evaluator.full(timed[p].candidate));
+  SearchFloors floors(spec, space);
+  if (options.floors) {
+    for (const int64_t i : selected) floors.measure(classes[static_cast<size_t>(i)]);
   }
-  for (const size_t p : pareto_positions(keys)) out.pareto.push_back(timed[p]);
-  if (keep_feasible) out.feasible = std::move(timed);
+  std::vector<ClassOrder> order;
+  order.reserve(selected.size());
+  for (const int64_t i : selected) {
+    const LayoutClass& c = classes[static_cast<size_t>(i)];
+    order.push_back({i, c.combinations, floors.class_floor_s(c)});
+  }
+  std::stable_sort(order.begin(), order.end(), [](const ClassOrder& a, const ClassOrder& b) {
+    return a.floor_s < b.floor_s || (a.floor_s == b.floor_s && a.index < b.index);
+  });
+  if (page.plan_only) {
+    for (const ClassOrder& o : order) out.counts.considered += o.combinations;
+    out.counts.layout_classes = static_cast<int64_t>(order.size());
+    out.order = std::move(order);
+    return out;
+  }
+
+  const int threads = std::max(1, options.threads);
+  std::vector<std::unique_ptr<ClassWorker>> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.push_back(std::make_unique<ClassWorker>(spec, space, floors, out.memory_budget_bytes,
+                                                    options.floors, options.points));
+  }
+  Collector collector(spec, page.bound);
+  Pool pool(threads);
+  std::vector<ClassResult> results(kBatchClasses);
+  for (size_t begin = 0; begin < order.size(); begin += kBatchClasses) {
+    const size_t size = std::min(kBatchClasses, order.size() - begin);
+    const Incumbents known = collector.incumbents();
+    const std::function<void(int, size_t)> task = [&](int worker, size_t i) {
+      const LayoutClass& c = classes[static_cast<size_t>(order[begin + i].index)];
+      results[i] = workers[static_cast<size_t>(worker)]->process(c, known);
+    };
+    pool.run(size, task);
+    for (size_t i = 0; i < size; ++i) collector.merge(std::move(results[i]));
+  }
+
+  out.counts = collector.counts();
+  out.top = collector.top();
+  CandidateEvaluator evaluator(spec, out.memory_budget_bytes);
+  for (const ScoredCandidate& s : out.top) out.top_estimates.push_back(evaluator.full(s.candidate));
+  out.pareto = collector.front();
+  out.points = std::move(collector.points());
+  thin_points(out.points);
+  out.closest = collector.closest();
   return out;
 }
 

@@ -4,6 +4,7 @@
 // defaults (README "Search and what-if").
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -12,10 +13,42 @@
 
 namespace trainsim {
 
-enum class SearchObjective { kStepTime, kTokensPerSecondPerGpu };
+// What ranks the plans. time_to_train ranks like step_time (the batch is the
+// search's), gpu_hours like tokens_per_s_per_gpu; both need training.train_tokens
+// and let max_gpu_hours trade speed against cost over a GPU range.
+enum class SearchObjective { kStepTime, kTokensPerSecondPerGpu, kTimeToTrain, kGpuHours };
+
+// kPerLayout: the top K are the best plan of each distinct layout (GPU count,
+// tp, pp, cp, ep, etp and the layout's choice keys such as a pipeline schedule).
+enum class SearchDiversity { kNone, kPerLayout };
 
 // Sequence parallelism for tp > 1 (at tp = 1 it is always off: a no-op there).
 enum class SequenceParallelPolicy { kAlways, kNever, kBoth };
+
+// Uneven first/last stages (num_layers_in_first/last_stage): kAuto tries them
+// for the pipeline sizes whose layers do not split evenly (the even split is
+// then invalid), kAlways for every pipeline size, kNever never.
+enum class UnevenStages { kAuto, kAlways, kNever };
+
+// Work the search refuses before enumerating (closed-form count, space.h):
+// combinations of the allowed values, and layout classes (GPU count, tp, cp,
+// pp, ep, etp). About 20 s of enumeration and validation on one core of a
+// 2-core VM when nothing can be bounded away; DeepSeek-V3 over 512-4096 GPUs
+// with every default holds ~15 M.
+inline constexpr int64_t kMaxSearchCombinations = 40'000'000;
+inline constexpr int64_t kMaxLayoutClasses = 400'000;
+// Stage plans (split, vpp, recompute mode) over all pipeline sizes: uneven
+// splits of a very deep model on 3 stages would otherwise be millions.
+inline constexpr int64_t kMaxStagePlans = 250'000;
+
+// The default memory headroom of a search: the estimate's out-of-memory verdict's
+// (memory/verdict.h; README "Will it fit"), so that a plan the search returns is one
+// the estimate calls "fits".
+inline constexpr double kDefaultSearchMemoryHeadroom = kDefaultMemoryHeadroom;
+
+// Training enums a search may try several values of (search/choices.h): the
+// values are the enumerators' ints, per dimension in choices.h's order.
+inline constexpr size_t kMaxChoiceDimensions = 4;
 
 struct RecomputeMode {
   RecomputeSpec spec;
@@ -28,7 +61,7 @@ struct RecomputeMode {
 struct SearchSpec {
   ModelSpec model;
   SystemSpec system;      ///< num_gpus is set per candidate
-  TrainingSpec training;  ///< fields every candidate shares (kernels, overlap, cp_comm_type, ...)
+  TrainingSpec training;  ///< fields every candidate shares (kernels, overlap, train_tokens, ...)
   std::vector<int64_t> num_gpus;  ///< GPU counts to search (each its own candidates)
   int64_t global_batch_size = 0;  ///< sequences per step
   // Allowed degrees; empty = every value the rules allow (tp and etp up to max_tp,
@@ -39,13 +72,18 @@ struct SearchSpec {
   int64_t max_tp = 0;  ///< 0 = gpus_per_node (tensor parallelism stays inside a node)
   std::vector<RecomputeMode> recompute;  ///< filled by the parser (default: none, selective, full)
   std::vector<int64_t> zero_stage = {1};
+  /// Values tried per choice dimension (choices.h); filled by the parser (default:
+  /// the training template's value, e.g. cp_comm_type p2p).
+  std::array<std::vector<int>, kMaxChoiceDimensions> choices;
   SequenceParallelPolicy sequence_parallel = SequenceParallelPolicy::kAlways;
-  bool uneven_stages = false;    ///< also try fewer layers on the first and last stage
+  UnevenStages uneven_stages = UnevenStages::kAuto;
   /// The memory verdict's headroom: a plan fits when its device memory (reserved + outside the
   /// allocator) leaves this fraction of the usable capacity free (memory/verdict.h).
-  double memory_headroom = kDefaultMemoryHeadroom;
+  double memory_headroom = kDefaultSearchMemoryHeadroom;
+  double max_gpu_hours = 0.0;  ///< > 0: plans above it for train_tokens are infeasible
   int64_t top_k = 10;
   SearchObjective objective = SearchObjective::kStepTime;
+  SearchDiversity diversity = SearchDiversity::kNone;
 };
 
 }  // namespace trainsim

@@ -246,6 +246,7 @@ json import_hf(std::string_view text, Issues& issues) {
   const Family* family = find_family(r);
   if (family == nullptr) return nullptr;
   json model = read_model(r, *family, document);
+  if (issues.empty()) check_hf_model(model, document, issues);
   for (const char* key : kIgnored) r.get(key);
   for (const std::string& key : r.unread_keys()) {
     notes.push_back("ignored field \"" + key + "\" (not used by " + family->config_class + " models in trainsim)");

@@ -43,6 +43,7 @@ class HfReader {
   std::optional<double> number(const char* key);
   std::optional<std::string> text(const char* key);
   void error(const char* key, const std::string& message);
+  void error_at(const std::string& path, const std::string& message) { issues_.push_back({path, message}); }
   void note(const std::string& message) { notes_.push_back(message); }
   size_t issue_count() const { return issues_.size(); }
   std::vector<std::string> unread_keys() const;
@@ -59,6 +60,10 @@ class HfReader {
 void read_hf_mixtral(HfReader& r, nlohmann::json& model);
 void read_hf_qwen_moe(HfReader& r, nlohmann::json& model, bool shared_expert);
 void read_hf_deepseek(HfReader& r, nlohmann::json& model);
+// Rules estimate would reject in the imported model (hf_import_check.cpp),
+// reported at the config.json key that set the value ("/hf/num_key_value_heads").
+void check_hf_model(const nlohmann::json& model, const nlohmann::json& document, Issues& issues);
+
 // Sliding-window attention (hf_import_window.cpp): sets sliding_window_tokens and
 // full_attention_every_n_layers where the family's layer pattern is one trainsim
 // expresses, a note otherwise.

@@ -1,158 +1,17 @@
 // Shell-like splitting of a Megatron-LM launch command into flags. Three
-// passes: lex bash words (quotes, escapes, comments, continuations, $-forms),
-// expand variables in script order (assignments, arrays, word splitting of
-// unquoted expansions, as bash does), then group words into argparse flags.
+// passes: lex bash words (megatron_shell.h), expand them into simple commands
+// in script order (megatron_expand.h), then pick the training command and
+// group its words into argparse flags.
 #include "interop/megatron/megatron_args.h"
 
-#include <cctype>
+#include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <set>
 
+#include "interop/megatron/megatron_expand.h"
 #include "interop/megatron/megatron_shell.h"
 
 namespace trainsim::interop {
 namespace {
-
-struct Word {
-  std::string text;
-  std::string unresolved;
-  bool separator = false;
-  int line = 0;
-};
-
-class Expander {
- public:
-  std::vector<Word> run(const std::vector<ShellWord>& raw_words) {
-    bool command_start = true;
-    for (const ShellWord& raw : raw_words) {
-      if (raw.separator) {
-        push_separator(raw.line);
-        command_start = true;
-        continue;
-      }
-      if (command_start && assignment(raw)) continue;
-      if (command_start && is_keyword(raw)) continue;
-      command_start = false;
-      word(raw);
-    }
-    return out_;
-  }
-
- private:
-  static bool is_keyword(const ShellWord& raw) {
-    if (raw.segments.size() != 1 || raw.segments[0].kind != ShellSegment::Kind::kLiteral ||
-        raw.segments[0].quoted) {
-      return false;
-    }
-    static const std::set<std::string> kKeywords = {"export", "local", "declare", "readonly", "env",
-                                                    "then", "else", "do", "time", "!", "{", "("};
-    return kKeywords.count(raw.segments[0].text) != 0;
-  }
-
-  void push_separator(int line) {
-    if (!out_.empty() && !out_.back().separator) out_.push_back({"", "", true, line});
-  }
-
-  // NAME=value, NAME+=value or NAME=( ... array start.
-  bool assignment(const ShellWord& raw) {
-    if (raw.segments.empty() || raw.segments[0].kind != ShellSegment::Kind::kLiteral ||
-        raw.segments[0].quoted) {
-      return false;
-    }
-    const std::string& head = raw.segments[0].text;
-    size_t end = 0;
-    while (end < head.size() && is_name_char(head[end])) ++end;
-    if (end == 0 || !is_name_start(head[0])) return false;
-    const bool append = head.compare(end, 2, "+=") == 0;
-    if (!append && head.compare(end, 1, "=") != 0) return false;
-    const std::string name = head.substr(0, end);
-    ShellWord value = raw;
-    value.segments[0].text = head.substr(end + (append ? 2 : 1));
-    if (value.segments[0].text.rfind('(', 0) == 0) {  // bash array: its words are scanned as-is
-      value.segments[0].text.erase(0, 1);
-      in_array_ = true;
-      if (!value.segments[0].text.empty() || value.segments.size() > 1) word(value);
-      return true;
-    }
-    std::string unresolved;
-    const std::string text = join(value, unresolved);
-    if (!unresolved.empty()) {
-      vars_.erase(name);
-      computed_vars_.insert(name);
-    } else {
-      vars_[name] = append ? vars_[name] + text : text;
-      computed_vars_.erase(name);
-    }
-    return true;
-  }
-
-  // Expands without word splitting (assignment values).
-  std::string join(const ShellWord& raw, std::string& unresolved) const {
-    std::string text;
-    for (const ShellSegment& s : raw.segments) text += value_of(s, unresolved);
-    return text;
-  }
-
-  std::string value_of(const ShellSegment& s, std::string& unresolved) const {
-    if (s.kind == ShellSegment::Kind::kLiteral) return s.text;
-    if (s.kind == ShellSegment::Kind::kVariable && computed_vars_.count(s.text) == 0) {
-      const auto it = vars_.find(s.text);
-      if (it != vars_.end()) return it->second;
-      if (s.has_fallback) return s.fallback;
-    }
-    if (unresolved.empty()) unresolved = s.raw;
-    return s.raw;
-  }
-
-  // Expands one word; unquoted expansions are split on whitespace like bash.
-  void word(ShellWord raw) {
-    bool closes_array = false;
-    if (in_array_ && !raw.segments.empty()) {
-      ShellSegment& last = raw.segments.back();
-      if (last.kind == ShellSegment::Kind::kLiteral && !last.quoted && !last.text.empty() &&
-          last.text.back() == ')') {
-        last.text.pop_back();
-        closes_array = true;
-      }
-    }
-    Word current{"", "", false, raw.line};
-    bool has_content = false;
-    for (const ShellSegment& s : raw.segments) {
-      std::string unresolved;
-      const std::string text = value_of(s, unresolved);
-      if (!unresolved.empty() && current.unresolved.empty()) current.unresolved = unresolved;
-      // Array elements are word-split too: scripts expand them unquoted (${ARGS[@]}).
-      const bool split = unresolved.empty() &&
-                         (in_array_ || (!s.quoted && s.kind != ShellSegment::Kind::kLiteral));
-      if (!split) {
-        current.text += text;
-        has_content = has_content || s.quoted || !text.empty();
-        continue;
-      }
-      for (char c : text) {
-        if (std::isspace(static_cast<unsigned char>(c))) {
-          if (has_content) out_.push_back(current);
-          current = {"", "", false, raw.line};
-          has_content = false;
-        } else {
-          current.text += c;
-          has_content = true;
-        }
-      }
-    }
-    if (has_content) out_.push_back(current);
-    if (closes_array) {
-      in_array_ = false;
-      push_separator(raw.line);
-    }
-  }
-
-  std::map<std::string, std::string> vars_;
-  std::set<std::string> computed_vars_;
-  bool in_array_ = false;
-  std::vector<Word> out_;
-};
 
 bool is_number(const std::string& text) {
   if (text.empty()) return false;
@@ -162,27 +21,83 @@ bool is_number(const std::string& text) {
 }
 
 // argparse (_parse_optional): a word with a space is a value, never an option.
-bool looks_like_flag(const Word& word) {
+bool looks_like_flag(const ExpandedWord& word) {
   return word.text.size() > 1 && word.text[0] == '-' && !is_number(word.text) &&
          word.text.find(' ') == std::string::npos;
 }
 
-}  // namespace
+bool is_long_flag(const ExpandedWord& word) {
+  return looks_like_flag(word) && word.text.compare(0, 2, "--") == 0 && word.text.size() > 2;
+}
 
-bool split_command_flags(std::string_view text,
-                         const std::function<FlagArity(const std::string&)>& arity,
-                         std::vector<CommandFlag>& flags, Issues& issues) {
-  std::vector<ShellWord> raw_words;
-  if (!lex_shell_words(text, raw_words, issues)) return false;
-  const std::vector<Word> words = Expander().run(raw_words);
+std::string basename(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_python(const std::string& word) {
+  const std::string name = basename(word);
+  return name == "python" || name.rfind("python3", 0) == 0;
+}
+
+// How surely a command launches the training: 3 runs pretrain_*.py (Megatron-LM's
+// entry points: pretrain_gpt.py, pretrain_mamba.py, ...), 2 is a distributed
+// launcher (torchrun, python -m torch.distributed.run/launch, deepspeed), 1 a
+// python script; 0 any other command.
+int launch_rank(const ShellCommand& command) {
+  int rank = 0;
+  const auto& words = command.words;
   for (size_t i = 0; i < words.size(); ++i) {
-    const Word& word = words[i];
-    if (word.separator || !looks_like_flag(word) || word.text.compare(0, 2, "--") != 0 ||
-        word.text.size() <= 2) {
-      continue;
+    const std::string name = basename(words[i].text);
+    if (name.rfind("pretrain_", 0) == 0 && ends_with(name, ".py")) return 3;
+    if (name == "torchrun" || name == "deepspeed") rank = std::max(rank, 2);
+    if (is_python(words[i].text) && i + 2 < words.size() && words[i + 1].text == "-m" &&
+        words[i + 2].text.rfind("torch.distributed.", 0) == 0) {
+      rank = std::max(rank, 2);
     }
+    if (is_python(words[i].text) && i + 1 < words.size() && ends_with(words[i + 1].text, ".py")) {
+      rank = std::max(rank, 1);
+    }
+  }
+  return rank;
+}
+
+std::string program_of(const ShellCommand& command) {
+  for (const ExpandedWord& word : command.words) {
+    if (ends_with(word.text, ".py")) return basename(word.text);
+  }
+  return basename(command.words.front().text);
+}
+
+// "line 7 (convert.py): its flags --a, --b are ignored" for a command not read.
+std::string ignored_command_note(const ShellCommand& command, const ShellCommand& training) {
+  std::string listed;
+  size_t count = 0;
+  for (const ExpandedWord& word : command.words) {
+    if (!is_long_flag(word)) continue;
+    if (++count <= 3) listed += (listed.empty() ? "" : ", ") + word.text.substr(0, 60);
+  }
+  if (count == 0) return "";
+  if (count > 3) listed += " and " + std::to_string(count - 3) + " more";
+  return "line " + std::to_string(command.line) + " (" + program_of(command).substr(0, 60) +
+         ") is not the training command (line " + std::to_string(training.line) + ", " +
+         program_of(training).substr(0, 60) + "): its flags " + listed + " are ignored";
+}
+
+void group_flags(const std::vector<ExpandedWord>& words,
+                 const std::function<FlagArity(const std::string&)>& arity,
+                 std::vector<CommandFlag>& flags) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    const ExpandedWord& word = words[i];
+    if (!is_long_flag(word)) continue;
     CommandFlag flag;
     flag.line = word.line;
+    flag.conditional = word.conditional;
     const size_t equals = word.text.find('=');
     if (equals != std::string::npos) {
       flag.name = word.text.substr(0, equals);
@@ -194,17 +109,61 @@ bool split_command_flags(std::string_view text,
     flag.name = word.text;
     const FlagArity kind = arity(flag.name);
     size_t next = i + 1;
-    auto takes = [&](size_t j) { return j < words.size() && !words[j].separator && !looks_like_flag(words[j]); };
+    auto takes = [&](size_t j) { return j < words.size() && !looks_like_flag(words[j]); };
     if (kind == FlagArity::kNone) {
       for (; takes(next); ++next) flag.stray.push_back(words[next].text);
     } else {
       for (; takes(next) && (kind != FlagArity::kOne || flag.values.empty()); ++next) {
         flag.values.push_back(words[next].text);
         if (flag.unresolved.empty()) flag.unresolved = words[next].unresolved;
+        if (flag.conditional.empty()) flag.conditional = words[next].conditional;
       }
     }
     flags.push_back(flag);
     i = next - 1;
+  }
+}
+
+}  // namespace
+
+bool split_command_flags(std::string_view text,
+                         const std::function<FlagArity(const std::string&)>& arity,
+                         std::vector<CommandFlag>& flags, Issues& issues,
+                         std::vector<std::string>* notes) {
+  std::vector<ShellWord> raw_words;
+  if (!lex_shell_words(text, raw_words, issues)) return false;
+  std::vector<ShellCommand> commands;
+  if (!expand_commands(raw_words, commands, issues)) return false;
+  int best = 0;
+  for (const ShellCommand& command : commands) best = std::max(best, launch_rank(command));
+  if (best == 0) {  // a bare list of flags (or no launcher at all): read every command
+    for (const ShellCommand& command : commands) group_flags(command.words, arity, flags);
+    return true;
+  }
+  const ShellCommand* training = nullptr;
+  std::vector<int> others;
+  for (const ShellCommand& command : commands) {
+    if (launch_rank(command) != best) continue;
+    if (training == nullptr) {
+      training = &command;
+    } else {
+      others.push_back(command.line);
+    }
+  }
+  group_flags(training->words, arity, flags);
+  if (notes == nullptr) return true;
+  if (!others.empty()) {
+    std::string lines;
+    for (size_t i = 0; i < others.size() && i < 5; ++i) lines += ", " + std::to_string(others[i]);
+    notes->push_back("the script has " + std::to_string(others.size() + 1) +
+                     " training commands (lines " + std::to_string(training->line) + lines +
+                     (others.size() > 5 ? ", ..." : "") + "): only the first is read");
+  }
+  for (const ShellCommand& command : commands) {
+    if (&command == training) continue;
+    if (std::string note = ignored_command_note(command, *training); !note.empty()) {
+      notes->push_back(std::move(note));
+    }
   }
   return true;
 }

@@ -185,7 +185,7 @@ void parallel_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   if (p.num_layers_in_last_stage) a.add("--decoder-last-pipeline-num-layers", *p.num_layers_in_last_stage);
   a.add_if(p.account_for_embedding_in_pipeline_split, "--account-for-embedding-in-pipeline-split");
   a.add_if(p.account_for_loss_in_pipeline_split, "--account-for-loss-in-pipeline-split");
-  if (p.cp > 1 || p.cp_comm_type != CpCommType::kAllToAll) {
+  if (p.cp > 1 || p.cp_comm_type != CpCommType::kRing) {
     static const char* const kTypes[] = {"a2a", "p2p", "allgather"};
     a.add("--cp-comm-type", kTypes[static_cast<size_t>(p.cp_comm_type)]);
   }

@@ -342,10 +342,16 @@ json read_system(FlagReader& r, std::string_view preset, Issues& issues) {
 }  // namespace
 
 json import_megatron(std::string_view text, std::string_view system_preset, Issues& issues) {
+  if (text.size() > kMaxScriptBytes) {
+    issues.push_back({"/args", "the script is " + str(static_cast<int64_t>(text.size())) +
+                                   " bytes; trainsim reads launch scripts of at most " +
+                                   str(static_cast<int64_t>(kMaxScriptBytes)) + " bytes"});
+    return nullptr;
+  }
   std::vector<CommandFlag> flags;
-  const auto arity = [](const std::string& name) { return megatron_flag_info(name).arity; };
-  if (!split_command_flags(text, arity, flags, issues)) return nullptr;
   std::vector<std::string> notes;
+  const auto arity = [](const std::string& name) { return megatron_flag_info(name).arity; };
+  if (!split_command_flags(text, arity, flags, issues, &notes)) return nullptr;
   FlagReader r(flags, issues, notes);
   if (flags.empty()) {
     issues.push_back({"/args", "no --flags found (expected a pretrain_gpt.py command line or script)"});
@@ -357,8 +363,10 @@ json import_megatron(std::string_view text, std::string_view system_preset, Issu
   json system = read_system(r, system_preset, issues);
   r.finish();
   if (!issues.empty()) return nullptr;
-  return {{"config", {{"model", model}, {"training", training}, {"system", system}}},
-          {"notes", notes}};
+  json config = {{"model", model}, {"training", training}, {"system", system}};
+  check_imported_config(config, r, system.contains("num_gpus"), issues);
+  if (!issues.empty()) return nullptr;
+  return {{"config", config}, {"notes", notes}};
 }
 
 }  // namespace trainsim::interop

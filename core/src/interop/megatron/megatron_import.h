@@ -27,6 +27,16 @@ nlohmann::json import_megatron(std::string_view text, std::string_view system_pr
 // training section's pipeline arithmetic.
 nlohmann::json read_megatron_model(FlagReader& r, int64_t& num_layers);
 
+// Values estimate would reject (tp not dividing the heads, a global batch not
+// divisible...), checked by the same readers and validate() estimate runs and
+// reported at the flag that set them (megatron_validate.cpp). Without the GPU
+// count, rules that need it are skipped.
+void check_imported_config(const nlohmann::json& config, const FlagReader& r, bool gpus_known,
+                           Issues& issues);
+
+// A script larger than this is not a launch script (they are a few KiB).
+inline constexpr size_t kMaxScriptBytes = size_t{1} << 20;
+
 // Megatron-LM's --moe-layer-freq: an integer N (one MoE layer every N) or a
 // Python list expression such as "([0]*3+[1]*58)". Returns the number of
 // leading dense layers, or -1 with an issue for other patterns.

@@ -38,6 +38,22 @@ FlagReader::FlagReader(const std::vector<CommandFlag>& flags, Issues& issues,
     if (list.empty()) order_.push_back(flag.name);
     list.push_back(&flag);
   }
+  // A flag whose last occurrence depends on control flow has no value trainsim
+  // can know: it is dropped (as if absent) with a note, never a branch picked.
+  // Conditional occurrences before an unconditional one are overridden anyway.
+  for (auto it = by_name_.begin(); it != by_name_.end();) {
+    auto& list = it->second;
+    if (!list.back()->conditional.empty()) {
+      note(it->first + " " + quoted(join_values(list.back()->values)) +
+           " is ignored: its value depends on control flow (set in " + list.back()->conditional +
+           "), so trainsim does not pick a branch; give the value unconditionally");
+      dropped_.insert(it->first);
+      it = by_name_.erase(it);
+      continue;
+    }
+    std::erase_if(list, [](const CommandFlag* flag) { return !flag->conditional.empty(); });
+    ++it;
+  }
 }
 
 void FlagReader::error(const char* name, const std::string& message) {
@@ -187,7 +203,7 @@ std::optional<std::vector<std::string>> FlagReader::list(const char* name) {
 
 void FlagReader::finish() {
   for (const std::string& name : order_) {
-    if (read_.count(name) != 0) continue;
+    if (read_.count(name) != 0 || dropped_.count(name) != 0) continue;
     const FlagInfo info = megatron_flag_info(name);
     if (!info.known) {
       note(name + " is not a Megatron-LM flag trainsim knows: ignored");

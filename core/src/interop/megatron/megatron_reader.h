@@ -23,6 +23,7 @@ class FlagReader {
              std::vector<std::string>& notes);
 
   bool has(const char* name);  ///< present at least once
+  bool given(const char* name) const { return by_name_.count(name) != 0; }  ///< has(), not marking it read
   bool flag(const char* name);  ///< a no-value flag
   std::optional<int64_t> integer(const char* name, int64_t min_value, int64_t max_value);
   int64_t required_integer(const char* name, int64_t min_value, int64_t max_value);
@@ -48,6 +49,7 @@ class FlagReader {
   std::map<std::string, std::vector<const CommandFlag*>> by_name_;
   std::vector<std::string> order_;  ///< first-seen order of the names
   std::set<std::string> read_;
+  std::set<std::string> dropped_;  ///< depends on control flow (noted once)
   Issues& issues_;
   std::vector<std::string>& notes_;
 };

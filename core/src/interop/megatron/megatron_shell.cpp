@@ -1,6 +1,9 @@
 // Bash word lexer: what bash sees before it expands anything.
 #include "interop/megatron/megatron_shell.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace trainsim::interop {
 namespace {
 
@@ -31,9 +34,10 @@ class Lexer {
       return true;
     }
     if (c == '\n') {
-      separator();
+      separator("\n");
       ++line_;
       ++pos_;
+      skip_heredoc_bodies();
       return true;
     }
     if (c == ' ' || c == '\t' || c == '\r') {
@@ -50,8 +54,10 @@ class Lexer {
         current_ = ShellWord{};
         in_word_ = false;
       }
-      separator();
-      ++pos_;
+      if (c == '<' && peek(1) == '<' && peek(2) != '<') return heredoc();
+      const bool doubled = c != '<' && c != '>' && peek(1) == c;
+      separator(std::string(doubled ? 2 : 1, c));
+      pos_ += doubled ? 2 : 1;
       return true;
     }
     if (c == '\'') return single_quoted();
@@ -83,14 +89,54 @@ class Lexer {
     in_word_ = false;
   }
 
-  void separator() {
+  // Runs of separators collapse into one; "a &&\n b" keeps its "&&" (bash
+  // continues the list on the next line).
+  void separator(const std::string& op) {
     end_word();
-    if (!out_->empty() && !out_->back().separator) {
-      ShellWord sep;
-      sep.separator = true;
-      sep.line = line_;
-      out_->push_back(sep);
+    if (out_->empty()) return;
+    ShellWord& last = out_->back();
+    if (last.separator) {
+      if (last.op != "&&" && last.op != "||" && last.op != "|" && last.op != ";;") last.op = op;
+      return;
     }
+    ShellWord sep;
+    sep.separator = true;
+    sep.op = op;
+    sep.line = line_;
+    out_->push_back(sep);
+  }
+
+  // "<<WORD" or "<<-WORD" (WORD possibly quoted): the body starts on the next
+  // line and ends at a line that is exactly WORD (leading tabs removed for <<-).
+  bool heredoc() {
+    pos_ += 2;
+    const bool strip_tabs = peek(0) == '-';
+    if (strip_tabs) ++pos_;
+    while (peek(0) == ' ' || peek(0) == '\t') ++pos_;
+    std::string delimiter;
+    while (pos_ < text_.size() && std::string_view(" \t\r\n;&|<>()").find(text_[pos_]) == std::string_view::npos) {
+      const char c = text_[pos_++];
+      if (c != '\'' && c != '"' && c != '\\') delimiter += c;
+    }
+    separator("<");
+    if (!delimiter.empty()) heredocs_.push_back({delimiter, strip_tabs});
+    return true;
+  }
+
+  void skip_heredoc_bodies() {
+    for (const auto& [delimiter, strip_tabs] : heredocs_) {
+      while (pos_ < text_.size()) {
+        size_t end = text_.find('\n', pos_);
+        if (end == std::string_view::npos) end = text_.size();
+        std::string_view line = text_.substr(pos_, end - pos_);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        while (strip_tabs && !line.empty() && line.front() == '\t') line.remove_prefix(1);
+        pos_ = std::min(end + 1, text_.size());
+        ++line_;
+        if (line == delimiter) break;
+      }
+    }
+    heredocs_.clear();
   }
 
   void start_word() {
@@ -104,7 +150,7 @@ class Lexer {
     auto& segments = current_.segments;
     if (segments.empty() || segments.back().kind != ShellSegment::Kind::kLiteral ||
         segments.back().quoted != quoted) {
-      segments.push_back({ShellSegment::Kind::kLiteral, "", "", "", false, quoted});
+      segments.push_back({ShellSegment::Kind::kLiteral, "", "", "", "", false, quoted});
     }
     segments.back().text += c;
     segments.back().raw += c;
@@ -120,7 +166,7 @@ class Lexer {
     const size_t end = text_.find('\'', pos_ + 1);
     if (end == std::string_view::npos) return fail("unterminated single quote", line);
     start_word();
-    current_.segments.push_back({ShellSegment::Kind::kLiteral, "", "", "", false, true});
+    current_.segments.push_back({ShellSegment::Kind::kLiteral, "", "", "", "", false, true});
     for (size_t i = pos_ + 1; i < end; ++i) literal(text_[i], true);
     pos_ = end + 1;
     return true;
@@ -129,7 +175,7 @@ class Lexer {
   bool double_quoted() {
     const int line = line_;
     start_word();
-    current_.segments.push_back({ShellSegment::Kind::kLiteral, "", "", "", false, true});
+    current_.segments.push_back({ShellSegment::Kind::kLiteral, "", "", "", "", false, true});
     ++pos_;
     while (pos_ < text_.size() && text_[pos_] != '"') {
       const char c = text_[pos_];
@@ -169,7 +215,7 @@ class Lexer {
     for (char c : raw) {
       if (c == '\n') ++line_;
     }
-    current_.segments.push_back({ShellSegment::Kind::kComputed, raw, raw, "", false, quoted});
+    current_.segments.push_back({ShellSegment::Kind::kComputed, raw, raw, "", "", false, quoted});
   }
 
   // Finds the bracket closing the one at `open`, counting nesting.
@@ -203,7 +249,7 @@ class Lexer {
       while (end < text_.size() && is_name_char(text_[end])) ++end;
       start_word();
       const std::string name(text_.substr(pos_ + 1, end - pos_ - 1));
-      current_.segments.push_back({ShellSegment::Kind::kVariable, name, "$" + name, "", false, quoted});
+      current_.segments.push_back({ShellSegment::Kind::kVariable, name, "$" + name, "", "", false, quoted});
       pos_ = end;
       return true;
     }
@@ -226,9 +272,12 @@ class Lexer {
       computed(raw, quoted);
       return;
     }
-    ShellSegment segment{ShellSegment::Kind::kVariable, body.substr(0, end), raw, "", false, quoted};
+    ShellSegment segment{ShellSegment::Kind::kVariable, body.substr(0, end), raw, "", "", false, quoted};
     const std::string rest = body.substr(end);
-    if (rest.rfind(":-", 0) == 0 || rest.rfind("-", 0) == 0) {
+    if (rest.size() >= 3 && rest.front() == '[' && rest.back() == ']' &&
+        rest.find(']') == rest.size() - 1) {
+      segment.subscript = rest.substr(1, rest.size() - 2);  // ${NAME[@]}, ${NAME[0]}
+    } else if (rest.rfind(":-", 0) == 0 || rest.rfind("-", 0) == 0) {
       segment.fallback = rest.substr(rest[0] == ':' ? 2 : 1);
       const size_t n = segment.fallback.size();
       if (n >= 2 && (segment.fallback[0] == '"' || segment.fallback[0] == '\'') &&
@@ -251,6 +300,7 @@ class Lexer {
   ShellWord current_;
   bool in_word_ = false;
   std::vector<ShellWord>* out_ = nullptr;
+  std::vector<std::pair<std::string, bool>> heredocs_;  ///< delimiter, <<- (strip tabs)
 };
 
 }  // namespace

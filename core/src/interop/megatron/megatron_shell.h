@@ -18,6 +18,7 @@ struct ShellSegment {
   std::string text;  ///< literal text or variable name
   std::string raw;   ///< source form for messages, e.g. "${NUM_LAYERS}"
   std::string fallback;
+  std::string subscript;  ///< kVariable of an array: "@", "*" or an index ("${A[@]}")
   bool has_fallback = false;
   bool quoted = false;
 };
@@ -25,14 +26,17 @@ struct ShellSegment {
 struct ShellWord {
   std::vector<ShellSegment> segments;
   bool separator = false;
+  std::string op;  ///< a separator's operator: "\n", ";", ";;", "&", "&&", "|", "||", "<", ">"
   int line = 0;
 };
 
 inline bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 inline bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Splits `text` into words and separators (newline ; & | < >). Returns false
-// with an issue at "/args" for an unterminated quote, ${, $( or backquote.
+// Splits `text` into words and separators (newline ; & | < >, and the
+// operators ;; && ||). Here-document bodies (<<WORD ... WORD) are skipped: they
+// are data, not commands. Returns false with an issue at "/args" for an
+// unterminated quote, ${, $( or backquote.
 bool lex_shell_words(std::string_view text, std::vector<ShellWord>& words, Issues& issues);
 
 }  // namespace trainsim::interop

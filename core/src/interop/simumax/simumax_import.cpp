@@ -4,6 +4,7 @@
 // settings it models differently are reported as notes.
 #include "interop/simumax/simumax_import.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@ bool parse_object(std::string_view text, const std::string& path, json& out, Iss
     return false;
   }
   return true;
+}
+
+// An optional integer SimuMax may write as null (Python None): null is absent,
+// any other non-integer an issue.
+std::optional<int64_t> nullable_int(ObjectReader& r, const char* key, int64_t min_value,
+                                    int64_t max_value) {
+  const json* value = r.raw(key);
+  if (value == nullptr || value->is_null()) return std::nullopt;
+  return r.optional_int(key, min_value, max_value);
 }
 
 json convert_model(const json& in, json& training, Issues& issues) {
@@ -53,14 +63,14 @@ json convert_model(const json& in, json& training, Issues& issues) {
   model["position_embedding"] = "rope";
   model["tie_embeddings"] = false;
   const size_t attention = r.enum_or("attention_type", {"mha", "mla"}, 0);
-  const json* q_lora = r.raw("q_lora_rank");
+  const auto q_lora = nullable_int(r, "q_lora_rank", 0, 1 << 20);
   const auto kv_lora = r.optional_int("kv_lora_rank", 1, 1 << 20);
   const auto qk = r.optional_int("qk_head_dim", 1, 1 << 20);
   const auto rope = r.optional_int("qk_pos_emb_head_dim", 1, 1 << 20);
   const auto v = r.optional_int("v_head_dim", 1, 1 << 20);
   if (attention == 1) {
     json mla;
-    if (q_lora != nullptr && q_lora->is_number_integer()) mla["q_lora_rank"] = *q_lora;
+    if (q_lora) mla["q_lora_rank"] = *q_lora;
     if (!kv_lora || !qk || !rope || !v) {
       issues.push_back({path, "attention_type \"mla\" needs kv_lora_rank, qk_head_dim, "
                               "qk_pos_emb_head_dim and v_head_dim"});
@@ -75,7 +85,7 @@ json convert_model(const json& in, json& training, Issues& issues) {
   const int64_t experts = r.int_or("expert_num", 1, 1, 1 << 16);
   const auto top_k = r.optional_int("topk", 1, 1 << 16);
   const auto expert_ffn = r.optional_int("moe_ffn_hidden_size", 1, int64_t{1} << 24);
-  const json* shared = r.raw("moe_shared_expert_intermediate_size");
+  const auto shared = nullable_int(r, "moe_shared_expert_intermediate_size", 0, int64_t{1} << 24);
   const int64_t dense_layers = r.int_or("dense_layers", 0, 0, 100000);
   const bool pad = r.bool_or("moe_pad_expert_input_to_capacity", true);
   const double capacity = r.number_or("capacity", 1.0, 0.0, 1e6, true);
@@ -87,9 +97,7 @@ json convert_model(const json& in, json& training, Issues& issues) {
                 {"top_k", top_k.value_or(1)},
                 {"expert_ffn_hidden_size", expert_ffn.value_or(ffn)},
                 {"num_dense_layers", dense_layers}};
-    if (shared != nullptr && shared->is_number_integer()) {
-      moe["shared_expert_ffn_hidden_size"] = *shared;
-    }
+    if (shared) moe["shared_expert_ffn_hidden_size"] = *shared;
     model["moe"] = moe;
     training["moe_pad_to_capacity"] = pad;
     if (pad) training["moe_capacity_factor"] = capacity;
@@ -107,6 +115,10 @@ json convert_recompute(ObjectReader& r, std::vector<std::string>& notes) {
   const bool variance = r.bool_or("recompute_variance", false);
   const bool megatron = r.bool_or("megatron_recompute", false);
   const json* modules = r.raw("megatron_recompute_modules");
+  if (modules != nullptr && !modules->is_null() && !modules->is_array()) {
+    r.issues().push_back({r.path_of("megatron_recompute_modules"),
+                          "expected an array of module names, got " + describe_json_value(*modules)});
+  }
   const bool attn = r.bool_or("attn_recompute", false);
   const bool mla_rms = r.bool_or("mla_rms_recompute", false);
   const bool mlp = r.bool_or("mlp_recompute", false);
@@ -161,8 +173,7 @@ json convert_strategy(const json& in, json& training, json& system_overrides,
   training["sequence_parallel"] = r.bool_or("enable_sequence_parallel", true) && tp > 1;
   training["vpp"] = r.int_or("interleaving_size", 1, 1, 100000);
   for (const char* key : {"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage"}) {
-    const json* value = r.raw(key);
-    if (value != nullptr && value->is_number_integer()) {
+    if (const auto value = nullable_int(r, key, 0, 100000)) {
       training[std::string(key) == "num_layers_in_first_pipeline_stage" ? "num_layers_in_first_stage"
                                                                       : "num_layers_in_last_stage"] =
           *value;
@@ -243,7 +254,7 @@ nlohmann::json import_simumax(std::string_view model_text, std::string_view stra
   } else {
     json system_in;
     if (parse_object(system_text, "/simumax_system", system_in, issues)) {
-      system = convert_simumax_system(system_in, issues);
+      system = convert_simumax_system(system_in, issues, notes);
     }
   }
   if (!issues.empty()) return nullptr;

@@ -27,9 +27,28 @@ const json* child(const json& object, const char* key) {
   return it == object.end() ? nullptr : &*it;
 }
 
-double number(const json* object, const char* key, double fallback) {
+// A number member; absent or null gives `fallback`, another type is an issue.
+double number(const json* object, const std::string& path, const char* key, double fallback,
+              Issues& issues) {
   const json* value = object != nullptr ? child(*object, key) : nullptr;
-  return value != nullptr && value->is_number() ? value->get<double>() : fallback;
+  if (value == nullptr || value->is_null()) return fallback;
+  if (!value->is_number()) {
+    issues.push_back({path + "/" + json_pointer_escape(key),
+                      "expected number, got " + describe_json_value(*value)});
+    return fallback;
+  }
+  return value->get<double>();
+}
+
+// A boolean member (absent or null: false).
+bool flag(const json& object, const std::string& path, const char* key, Issues& issues) {
+  const json* value = child(object, key);
+  if (value == nullptr || value->is_null()) return false;
+  if (!value->is_boolean()) {
+    issues.push_back({path + "/" + key, "expected boolean, got " + describe_json_value(*value)});
+    return false;
+  }
+  return value->get<bool>();
 }
 
 json convert_link(const json& network, double bandwidth_divisor, const std::string& path,
@@ -39,9 +58,11 @@ json convert_link(const json& network, double bandwidth_divisor, const std::stri
     issues.push_back({path + "/bandwidth", "missing required key"});
     return nullptr;
   }
-  json link = {{"bandwidth_gb_per_s", number(bandwidth, "gbps", 0.0) * kGibPerGb / bandwidth_divisor},
-               {"latency_us", number(bandwidth, "latency_us", 0.0)},
-               {"efficiency", number(bandwidth, "efficient_factor", 1.0)}};
+  const std::string bw_path = path + "/bandwidth";
+  json link = {{"bandwidth_gb_per_s",
+                number(bandwidth, bw_path, "gbps", 0.0, issues) * kGibPerGb / bandwidth_divisor},
+               {"latency_us", number(bandwidth, bw_path, "latency_us", 0.0, issues)},
+               {"efficiency", number(bandwidth, bw_path, "efficient_factor", 1.0, issues)}};
   const std::pair<const char*, const char*> names[] = {{"all_reduce", "all_reduce"},
                                                        {"all_gather", "all_gather"},
                                                        {"reduce_scatter", "reduce_scatter"},
@@ -52,18 +73,32 @@ json convert_link(const json& network, double bandwidth_divisor, const std::stri
   for (const auto& [theirs, ours] : names) {
     const json* op = ops != nullptr ? child(*ops, theirs) : nullptr;
     if (op == nullptr) continue;
+    const std::string op_path = path + "/op/" + theirs;
     json entry = json::object();
-    if (const json* eff = child(*op, "efficient_factor"); eff != nullptr && eff->is_number()) {
-      entry["efficiency"] = *eff;
-    }
-    if (const json* lat = child(*op, "latency_us"); lat != nullptr && lat->is_number()) {
-      entry["latency_us"] = *lat;
+    for (const auto& [key, name] : {std::pair{"efficient_factor", "efficiency"}, {"latency_us", "latency_us"}}) {
+      const json* value = child(*op, key);
+      if (value == nullptr || value->is_null()) continue;
+      if (!value->is_number()) {
+        issues.push_back({op_path + "/" + key, "expected number, got " + describe_json_value(*value)});
+        continue;
+      }
+      entry[name] = *value;
     }
     if (!entry.empty()) collectives[ours] = entry;
-    if (const json* fixed = child(*op, "dp_fixed_bw"); fixed != nullptr && fixed->is_object()) {
+    if (const json* fixed = child(*op, "dp_fixed_bw"); fixed != nullptr && !fixed->is_null()) {
+      if (!fixed->is_object()) {
+        issues.push_back({op_path + "/dp_fixed_bw",
+                          "expected an object of sizes, got " + describe_json_value(*fixed)});
+        continue;
+      }
       json table = json::object();
       for (const auto& [size, gbps] : fixed->items()) {
-        if (gbps.is_number()) table[size] = gbps.get<double>() * kGibPerGb;
+        if (!gbps.is_number()) {
+          issues.push_back({op_path + "/dp_fixed_bw/" + json_pointer_escape(size),
+                            "expected number, got " + describe_json_value(gbps)});
+          continue;
+        }
+        table[size] = gbps.get<double>() * kGibPerGb;
       }
       link[std::string(theirs) == "all_gather" ? "dp_all_gather_gb_per_s"
                                                : "dp_reduce_scatter_gb_per_s"] = table;
@@ -73,13 +108,14 @@ json convert_link(const json& network, double bandwidth_divisor, const std::stri
   return link;
 }
 
-json memory_kernel(const json* bandwidths, const char* key, double reference_gbps) {
+json memory_kernel(const json* bandwidths, const char* key, double reference_gbps, Issues& issues) {
   const json* entry = bandwidths != nullptr ? child(*bandwidths, key) : nullptr;
   if (entry == nullptr) return nullptr;
+  const std::string path = std::string("/simumax_system/accelerator/bandwidth/") + key;
   // A class with its own bandwidth figure is expressed as an efficiency of HBM.
-  const double gbps = number(entry, "gbps", reference_gbps);
-  return {{"efficiency", number(entry, "efficient_factor", 1.0) * gbps / reference_gbps},
-          {"latency_us", number(entry, "latency_us", 0.0)}};
+  const double gbps = number(entry, path, "gbps", reference_gbps, issues);
+  return {{"efficiency", number(entry, path, "efficient_factor", 1.0, issues) * gbps / reference_gbps},
+          {"latency_us", number(entry, path, "latency_us", 0.0, issues)}};
 }
 
 // Finite inputs can still overflow (1e308 GiB/s in GB/s): the first non-finite
@@ -129,7 +165,7 @@ json attention_table(const json* op) {
 
 }  // namespace
 
-json convert_simumax_system(const json& in, Issues& issues) {
+json convert_simumax_system(const json& in, Issues& issues, std::vector<std::string>& notes) {
   const std::string path = "/simumax_system";
   const json* accelerator = child(in, "accelerator");
   const json* networks = child(in, "networks");
@@ -145,8 +181,8 @@ json convert_simumax_system(const json& in, Issues& issues) {
     return nullptr;
   }
   if (const json* mode = child(*accelerator, "mode");
-      mode != nullptr && mode->is_string() && mode->get<std::string>() != "roofline") {
-    issues.push_back({path + "/accelerator/mode", "only \"roofline\" is supported"});
+      mode != nullptr && !mode->is_null() && (!mode->is_string() || mode->get<std::string>() != "roofline")) {
+    issues.push_back({path + "/accelerator/mode", "only \"roofline\" is supported, got " + describe_json_value(*mode)});
   }
   // Both divide below: a zero (or a cast of 1e300) would make the system non-finite.
   int64_t per_node = 8;
@@ -158,7 +194,8 @@ json convert_simumax_system(const json& in, Issues& issues) {
                         "expected an integer from 1 to 1048576, got " + describe_json_value(*value)});
     }
   }
-  const double hbm_gbps = number(default_bw, "gbps", 0.0);
+  const double hbm_gbps =
+      number(default_bw, path + "/accelerator/bandwidth/default", "gbps", 0.0, issues);
   if (!(hbm_gbps > 0.0)) {
     const json* gbps = child(*default_bw, "gbps");
     issues.push_back({path + "/accelerator/bandwidth/default/gbps",
@@ -167,7 +204,7 @@ json convert_simumax_system(const json& in, Issues& issues) {
     return nullptr;
   }
   auto op_field = [&](const char* op, const char* key, double fallback) {
-    return number(child(*ops, op), key, fallback);
+    return number(child(*ops, op), path + "/accelerator/op/" + op, key, fallback, issues);
   };
   const double peak = op_field("default", "tflops", 0.0);
   const double default_eff = op_field("default", "efficient_factor", 1.0);
@@ -189,16 +226,31 @@ json convert_simumax_system(const json& in, Issues& issues) {
       {"attention",
        {{"forward", flat(0.5 * op_field("sdp_fwd", "efficient_factor", default_eff))},
         {"backward", flat(0.5 * op_field("sdp_bwd", "efficient_factor", default_eff))}}},
-      {"memory", memory_kernel(bandwidths, "default", hbm_gbps)},
+      {"memory", memory_kernel(bandwidths, "default", hbm_gbps, issues)},
       {"measured",
        {{"gemm", measured_table(child(*ops, "matmul"))},
         {"grouped_gemm", measured_table(child(*ops, "group_matmul"))},
         {"attention_forward", attention_table(child(*ops, "sdp_fwd"))},
         {"attention_backward", attention_table(child(*ops, "sdp_bwd"))}}}};
+  // SimuMax writes efficient_factor 0 for an op it has no measurement of (its
+  // B200 file: fp8_matmul, fp8_group_matmul): left out above, with a note.
+  for (const auto& [theirs, ours] : {std::pair{"fp8_matmul", "gemm"}, {"fp8_group_matmul", "grouped_gemm"}}) {
+    if (op_field(theirs, "efficient_factor", default_eff) > 0.0) continue;
+    notes.push_back(std::string("the SimuMax system gives ") + theirs +
+                    " efficient_factor 0 (not measured): efficiency." + ours +
+                    ".fp8 is left out, so trainsim's default for it applies");
+  }
   for (const auto& [theirs, ours] : {std::pair{"permute_fwd", "permute"}, {"ce", "cross_entropy"},
                                      {"ce_fusion", "cross_entropy_fused"}}) {
-    json kernel = memory_kernel(bandwidths, theirs, hbm_gbps);
+    json kernel = memory_kernel(bandwidths, theirs, hbm_gbps, issues);
     if (!kernel.is_null()) efficiency[ours] = kernel;
+  }
+  const json* name = child(in, "sys_name");
+  if (name != nullptr && !name->is_null() && !name->is_string()) {
+    issues.push_back({path + "/sys_name", "expected string, got " + describe_json_value(*name)});
+  }
+  if (child(*accelerator, "mem_gbs") == nullptr) {  // SimuMax requires it (config.py SystemConfig)
+    issues.push_back({path + "/accelerator/mem_gbs", "missing required key"});
   }
   json system = {
       {"name", child(in, "sys_name") != nullptr && child(in, "sys_name")->is_string()
@@ -208,14 +260,12 @@ json convert_simumax_system(const json& in, Issues& issues) {
       {"straggler_coefficient", kSimumaxStragglerCoefficient},
       {"gpu",
        {{"name", "SimuMax accelerator"},
-        {"hbm_capacity_gib", number(accelerator, "mem_gbs", 80.0)},
+        {"hbm_capacity_gib", number(accelerator, path + "/accelerator", "mem_gbs", 80.0, issues)},
         {"hbm_bandwidth_gb_per_s", hbm_gbps * kGibPerGb},
         {"peak_tflops",
          {{"bf16", peak}, {"fp16", peak}, {"fp8", op_field("fp8_matmul", "tflops", 2.0 * peak)}}}}},
       {"efficiency", efficiency}};
-  const bool pcie = child(*networks, "intra_with_pcie") != nullptr &&
-                    child(*networks, "intra_with_pcie")->is_boolean() &&
-                    child(*networks, "intra_with_pcie")->get<bool>();
+  const bool pcie = flag(*networks, path + "/networks", "intra_with_pcie", issues);
   if (pcie) {
     json tiers = json::array();
     for (const auto& [key, size] : {std::pair{"intra_node_pcie_2x", 2}, {"intra_node_pcie_4x", 4},
@@ -245,7 +295,7 @@ json convert_simumax_system(const json& in, Issues& issues) {
   } else {
     issues.push_back({path + "/networks/inter_node", "missing required key"});
   }
-  if (child(in, "FC8") != nullptr && child(in, "FC8")->is_boolean() && child(in, "FC8")->get<bool>()) {
+  if (flag(in, path, "FC8", issues)) {
     issues.push_back({path + "/FC8", "fully-connected 8-GPU bandwidth scaling is not supported"});
   }
   if (const std::string at = non_finite_at(system, ""); !at.empty()) {

@@ -4,10 +4,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <vector>
+
 #include "trainsim/issue.h"
 
 namespace trainsim::interop {
 
-nlohmann::json convert_simumax_system(const nlohmann::json& system, Issues& issues);
+// Wrong-typed members are issues at "/simumax_system/..."; figures the file
+// does not measure (efficient_factor 0) are left out with a note.
+nlohmann::json convert_simumax_system(const nlohmann::json& system, Issues& issues,
+                                      std::vector<std::string>& notes);
 
 }  // namespace trainsim::interop

@@ -1,0 +1,28 @@
+#include "search/choices.h"
+
+namespace trainsim {
+
+// One row per key: TRAINSIM_CHOICE(key, member of TrainingSpec, enum type,
+// when it matters, part of the layout).
+#define TRAINSIM_CHOICE(key, member, type, matters_expr, in_layout)                         \
+  ChoiceDimension {                                                                         \
+    key, [](const TrainingSpec& t) { return static_cast<int>(t.member); },                  \
+        [](TrainingSpec& t, int v) { t.member = static_cast<type>(v); },                    \
+        [](int64_t tp, int64_t cp, int64_t pp) {                                            \
+          (void)tp, (void)cp, (void)pp;                                                     \
+          return static_cast<bool>(matters_expr);                                           \
+        },                                                                                  \
+        in_layout                                                                           \
+  }
+
+const std::vector<ChoiceDimension>& choice_dimensions() {
+  static const std::vector<ChoiceDimension> dimensions = {
+      TRAINSIM_CHOICE("cp_comm_type", parallel.cp_comm_type, CpCommType, cp > 1, false),
+  };
+  static_assert(kMaxChoiceDimensions >= 1);
+  return dimensions;
+}
+
+#undef TRAINSIM_CHOICE
+
+}  // namespace trainsim

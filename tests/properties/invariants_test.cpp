@@ -1,0 +1,181 @@
+// Physics invariants over thousands of random valid configs per run (issue:
+// correctness under attack). Each test draws its configs from fixed seeds
+// (random_configs.h), so a failure names the seed that reproduces it. The count
+// per test is kDefaultConfigs; TRAINSIM_PROPERTY_CONFIGS=N runs N (the long run
+// README "Reliability" reports). Every test prints how many configs it checked
+// and how many comparisons applied, and fails when too few did.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/random_configs.h"
+#include "test_util.h"
+
+namespace trainsim {
+namespace {
+
+using nlohmann::json;
+using testing::random_config;
+
+constexpr int kDefaultConfigs = 1000;
+constexpr uint64_t kFirstSeed = 50000;
+constexpr double kRel = 1e-9;
+
+int config_count() {
+  const char* text = std::getenv("TRAINSIM_PROPERTY_CONFIGS");
+  const int n = text != nullptr ? std::atoi(text) : 0;
+  return n > 0 ? n : kDefaultConfigs;
+}
+
+Estimate run(const json& document) {
+  Config config;
+  Issues issues;
+  if (!parse_config(document.dump(), config, issues)) {
+    std::string text;
+    for (const Issue& issue : issues) text += issue.path + ": " + issue.message + "\n";
+    ADD_FAILURE() << "generated config is invalid:\n" << text << document.dump();
+    return {};
+  }
+  return estimate(config);
+}
+
+// Runs `check` over the configs; `check` returns how many comparisons applied.
+template <typename Check>
+void for_each_config(const char* property, Check&& check, double min_applied_fraction = 0.5) {
+  const int n = config_count();
+  int applied = 0;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t seed = kFirstSeed + static_cast<uint64_t>(i);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    applied += check(random_config(seed));
+    if (::testing::Test::HasFailure()) return;
+  }
+  std::printf("[property] %s: %d configs, %d comparisons\n", property, n, applied);
+  EXPECT_GE(applied, static_cast<int>(min_applied_fraction * n)) << "too few configs applied";
+}
+
+double peak_of(const Estimate& e) { return e.memory.peak_bytes; }
+
+double preset_peak_tflops(const json& document, const std::string& dtype) {
+  const json preset = json::parse(preset_json(document["system"]["preset"].get<std::string>()));
+  return preset["result"]["system"]["gpu"]["peak_tflops"][dtype].get<double>();
+}
+
+// More recompute never makes a step faster nor its peak higher, along two
+// ladders of supersets: no recompute, selective core attention, then the MLP
+// (or MoE activation); and no
+// recompute, full recompute of one layer per chunk, then of every layer.
+// (Selective and full are not one ladder: a full-layer recompute materializes
+// a whole layer during backward, which can exceed what selective keeps.)
+TEST(InvariantTest, MoreRecomputeNeverFasterNorHigherPeak) {
+  for_each_config("more recompute never faster nor higher peak", [](const json& config) {
+    json none = config;
+    none["training"].erase("recompute");
+    const bool moe = config["model"].contains("moe");
+    const int64_t chunk_layers = config["model"]["num_layers"].get<int64_t>() /
+                                 config["training"]["pp"].get<int64_t>() /
+                                 config["training"]["vpp"].get<int64_t>();
+    json modules = json::array();
+    std::vector<json> selective = {none};
+    for (const char* more : {"core_attn", moe ? "moe_act" : "mlp"}) {
+      modules.push_back(more);
+      json step = none;
+      step["training"]["recompute"] = {{"granularity", "selective"}, {"modules", modules}};
+      selective.push_back(step);
+    }
+    std::vector<json> full = {none};
+    for (const int64_t layers : {int64_t{1}, chunk_layers}) {
+      json step = none;
+      step["training"]["recompute"] = {{"granularity", "full"}, {"method", "block"}, {"num_layers", layers}};
+      full.push_back(step);
+    }
+    for (const std::vector<json>& ladder : {selective, full}) {
+      std::vector<Estimate> estimates;
+      for (const json& document : ladder) estimates.push_back(run(document));
+      for (size_t i = 1; i < estimates.size(); ++i) {
+        const std::string step = ladder[i - 1]["training"].value("recompute", json()).dump() +
+                                 " -> " + ladder[i]["training"]["recompute"].dump();
+        EXPECT_GE(estimates[i].time.iteration_s, estimates[i - 1].time.iteration_s * (1 - kRel)) << step;
+        EXPECT_LE(peak_of(estimates[i]), peak_of(estimates[i - 1]) * (1 + kRel)) << step;
+      }
+    }
+    return 1;
+  }, 1.0);
+}
+
+// `export json` of a config, estimated, gives the very same answer.
+TEST(InvariantTest, ExportJsonThenEstimateIsIdentical) {
+  for_each_config("export json then estimate identical", [](const json& config) {
+    const json exported = json::parse(export_config_json(config.dump()));
+    EXPECT_TRUE(exported.value("ok", false)) << exported.dump();
+    if (!exported.value("ok", false)) return 0;
+    const json a = json::parse(estimate_json(config.dump()));
+    const json b = json::parse(estimate_json(exported["result"]["config"].dump()));
+    EXPECT_EQ(a, b) << "exported: " << exported["result"]["config"].dump();
+    return 1;
+  }, 1.0);
+}
+
+// ZeRO stage k+1 never needs more memory on any stage than stage k.
+TEST(InvariantTest, HigherZeroStageNeverMoreMemory) {
+  for_each_config("ZeRO stage k+1 never more memory", [](const json& config) {
+    std::vector<Estimate> stages;
+    for (int zero = 0; zero <= 3; ++zero) {
+      json document = config;
+      document["training"]["zero_stage"] = zero;
+      stages.push_back(run(document));
+    }
+    for (int zero = 1; zero <= 3; ++zero) {
+      for (size_t s = 0; s < stages[0].memory.stages.size(); ++s) {
+        EXPECT_LE(stages[zero].memory.stages[s].peak_bytes,
+                  stages[zero - 1].memory.stages[s].peak_bytes * (1 + kRel))
+            << "ZeRO " << zero - 1 << " -> " << zero << ", stage " << s;
+      }
+    }
+    return 1;
+  }, 1.0);
+}
+
+// Memory parts sum to every stage's peak and time parts to the step.
+TEST(InvariantTest, PartsSumToTotals) {
+  for_each_config("parts sum to totals", [](const json& config) {
+    const Estimate e = run(config);
+    for (const StageMemory& s : e.memory.stages) {
+      const double parts = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes +
+                           s.buffers_bytes + s.activations_bytes + s.transient_bytes;
+      EXPECT_NEAR(parts, s.peak_bytes, 1e-9 * s.peak_bytes) << "stage " << s.stage;
+    }
+    EXPECT_NEAR(e.time.breakdown.total(), e.time.iteration_s, 1e-9 * e.time.iteration_s);
+    return 1;
+  }, 1.0);
+}
+
+// Model FLOPs never exceed executed FLOPs, executed FLOP/s never exceed the
+// peak of the precision the GEMMs run in, and MFU (against the bf16 peak,
+// Megatron's convention) stays at most 1 for bf16/fp16 runs, the fp8-peak MFU
+// at most 1 for fp8 runs.
+TEST(InvariantTest, FlopsNeverExceedWhatTheHardwareExecutesOrItsPeak) {
+  for_each_config("MFU <= 1, hardware TFLOP/s <= peak, model <= hardware FLOPs", [](const json& config) {
+    const Estimate e = run(config);
+    const Throughput& t = e.throughput;
+    const std::string dtype = config["training"]["dtype"];
+    EXPECT_LE(t.model_tflops_per_gpu, t.hardware_tflops_per_gpu * (1 + kRel));
+    EXPECT_LE(t.hardware_tflops_per_gpu, preset_peak_tflops(config, dtype) * (1 + kRel)) << dtype;
+    if (dtype == "fp8") {
+      EXPECT_LE(t.mfu_fp8_peak, 1.0 + kRel);
+    } else {
+      EXPECT_LE(t.mfu, 1.0 + kRel) << dtype;
+    }
+    EXPECT_GT(t.mfu, 0.0);
+    return 1;
+  }, 1.0);
+}
+
+}  // namespace
+}  // namespace trainsim
