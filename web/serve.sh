@@ -43,7 +43,7 @@ esac
 site="${TRAINSIM_SITE_DIR:-}"
 
 if [ -z "$site" ]; then
-  "$root/tests/scripts/ensure_packages.sh" cmake g++ make emscripten node-acorn \
+  "$root/tests/scripts/ensure_packages.sh" cmake g++ make emscripten esbuild node-acorn \
     nlohmann-json3-dev python3
   build="$root/build/wasm"
   # Debian's emcc runs its JS optimizer with node, which needs acorn from here.

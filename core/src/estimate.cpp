@@ -9,6 +9,7 @@
 #include "estimate_suggestions.h"
 #include "model/model_plan.h"
 #include "model/param_count.h"
+#include "time/pipeline_run.h"
 #include "time/step_time.h"
 #include "trainsim/trainsim.h"
 #include "trainsim/units.h"
@@ -44,13 +45,20 @@ void apply_verdict(const Config& config, const EstimateOptions& options, Estimat
 }
 
 // Stages whose traces are past the replay's bounds (memory/stage_replay.h).
-void note_unreplayed_stages(Estimate& estimate) {
+void note_unreplayed_stages(const Config& config, Estimate& estimate) {
   int64_t count = 0, first = -1;
   for (const StageMemory& s : estimate.memory.stages) {
     if (s.allocator.replayed) continue;
     if (count++ == 0) first = s.stage;
   }
   if (count == 0) return;
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    estimate.notes.push_back(
+        "the allocation trace follows Megatron-LM's 1F1B and interleaved orders only: under this "
+        "pipeline_schedule no stage is replayed through the caching allocator, and reserved bytes "
+        "are the allocated peak, a lower bound");
+    return;
+  }
   estimate.notes.push_back(
       std::to_string(count) + " pipeline stage(s) (the first: stage " + std::to_string(first) +
       ") were not replayed through the caching allocator: their allocation traces are past the "
@@ -66,7 +74,13 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   if (options.model_summary) result.model = summarize_model(config);
   const ModelPlan plan = build_model_plan(config, cache);
   result.memory.capacity_bytes = config.system.gpu.hbm_capacity_bytes;
-  result.memory.stages = estimate_stage_memory(config, plan, options.describe);
+  // Zero-bubble and DualPipe schedules: the activations their pass order keeps
+  // alive (Megatron's schedules are replayed by the memory model itself).
+  ScheduleInFlight in_flight;
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    in_flight = schedule_in_flight(config, chunk_stored_bytes(plan));
+  }
+  result.memory.stages = estimate_stage_memory(config, plan, options.describe, &in_flight);
   if (options.reference_formulas) {
     result.memory.korthikanti2022_activations_bytes =
         korthikanti_activation_bytes(config.model, config.training);
@@ -78,7 +92,7 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     replay.describe = options.describe;
     replay.find_need = options.memory_need;
     replay_stage_memory(config, plan, result.memory.stages, replay);
-    if (options.describe) note_unreplayed_stages(result);
+    if (options.describe) note_unreplayed_stages(config, result);
   } else {
     lower_bound_reserved(config, result.memory.stages);
   }

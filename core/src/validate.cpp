@@ -11,6 +11,7 @@
 #include "input_limits.h"
 #include "model/param_count.h"
 #include "model/pipeline_layout.h"
+#include "time/schedule_orders.h"
 #include "model/precision.h"
 
 namespace trainsim {
@@ -58,6 +59,20 @@ void validate_model(const ModelSpec& m, Checker& c) {
       return "must be less than num_layers (" + str(m.num_layers) + "), got " +
              str(m.moe->num_dense_layers);
     });
+    // Group-limited routing (Megatron-LM transformer_config.py __post_init__).
+    const MoeSpec& moe = *m.moe;
+    c.require(moe.router_group_topk == 0 || moe.router_num_groups > 0, "/model/moe/router_group_topk",
+              "needs router_num_groups (group-limited routing)");
+    c.require(moe.router_num_groups == 0 || moe.num_experts % moe.router_num_groups == 0,
+              "/model/moe/router_num_groups", [&] {
+                return "must divide num_experts (" + str(moe.num_experts) + "), got " +
+                       str(moe.router_num_groups);
+              });
+    c.require(moe.router_group_topk <= moe.router_num_groups || moe.router_num_groups == 0,
+              "/model/moe/router_group_topk", [&] {
+                return "must be at most router_num_groups (" + str(moe.router_num_groups) +
+                       "), got " + str(moe.router_group_topk);
+              });
   }
 }
 
@@ -106,7 +121,15 @@ void validate_parallel(const Config& config, Checker& c) {
   c.require(p.vpp == 1 || p.pp > 1, "/training/vpp", [&] {
     return "must be 1 when pp is 1 (interleaving needs pipeline stages), got " + str(p.vpp);
   });
-  c.require(p.vpp == 1 || t.num_micro_batches % p.pp == 0, "/training/vpp", [&] {
+  if (p.schedule != PipelineSchedule::kOneFOneB) {
+    // The limits the reference implementations assert (time/schedule_orders.cpp,
+    // schedule_supported: zbpp_utils.py, DualPipe.step, DualPipeV.step).
+    const std::string reason = schedule_supported(p.schedule, p.pp, p.vpp, t.num_micro_batches);
+    c.require(reason.empty(), "/training/pipeline_schedule", reason);
+  }
+  c.require(p.vpp == 1 || p.schedule != PipelineSchedule::kOneFOneB ||
+                t.num_micro_batches % p.pp == 0,
+            "/training/vpp", [&] {
     return "interleaving needs the number of micro-batches (" + str(t.num_micro_batches) +
            ") to be a multiple of pp (" + str(p.pp) + ")";
   });
@@ -114,7 +137,14 @@ void validate_parallel(const Config& config, Checker& c) {
             "/training/pp", "must be greater than 1 to set num_layers_in_first/last_stage");
   c.require(!t.moe.pad_to_capacity || t.moe.capacity_factor > 0.0, "/training/moe_capacity_factor",
             "must be set when moe_pad_to_capacity is true");
-  for (const auto& issue : pipeline_layout_issues(m.num_layers, p)) {
+  // The busiest of ep ranks receives at most every routed token.
+  c.require(t.moe.routing_imbalance <= static_cast<double>(m.moe ? p.ep : 1),
+            "/training/moe_routing_imbalance", [&] {
+              return m.moe ? "must be at most ep (" + str(p.ep) +
+                                 "): the busiest rank receives at most every routed token"
+                           : std::string("must be 1 for a dense model");
+            });
+  for (const auto& issue : pipeline_layout_issues(m, p)) {
     c.require(false, issue.path.c_str(), issue.message);
   }
 }
@@ -133,7 +163,7 @@ void validate_recompute(const Config& config, Checker& c) {
     }
   }
   if (r.granularity == RecomputeGranularity::kFull) {
-    const auto layout = pipeline_layout(m.num_layers, config.training.parallel);
+    const auto layout = pipeline_layout(m, config.training.parallel);
     int64_t min_chunk_layers = m.num_layers;
     for (const auto& stage : layout) {
       for (const auto& chunk : stage) {

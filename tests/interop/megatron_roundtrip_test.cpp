@@ -108,7 +108,14 @@ TEST_P(MegatronRoundTripTest, ImportOfExportIsTheConfig) {
     const json imported = json::parse(import_megatron_json(exported["result"]["command"].get<std::string>(),
                                                            "h100-sxm-80gb"));
     ASSERT_TRUE(imported["ok"].get<bool>()) << imported.dump() << exported["result"]["command"];
-    const Config back = testing::parse_ok(imported["result"]["config"]);
+    Config back = testing::parse_ok(imported["result"]["config"]);
+    // GeGLU (grok-1) has no Megatron-LM flag at core_v0.14.0: the export says so in a note
+    // and writes gelu; every other field must still come back.
+    for (const json& note : exported["result"]["notes"]) {
+      if (note.get<std::string>().rfind("model.activation \"geglu\"", 0) == 0) {
+        back.model.activation = original.model.activation;
+      }
+    }
     EXPECT_EQ(testing::first_difference(testing::comparable(original), testing::comparable(back)), "")
         << exported["result"]["command"].get<std::string>();
     ++round_trips;

@@ -151,7 +151,6 @@ TEST(PassOrderTest, MegatronOrdersAreCompleteAndWarmUpAsMegatron) {
       }
       EXPECT_EQ(static_cast<int64_t>(state.size()), m * vpp);
       int64_t expected = vpp == 1 ? std::min(pp - stage - 1, m) : 2 * (pp - stage - 1) + (vpp - 1) * pp;
-      if (vpp > 1 && m == pp) expected = m * vpp;
       expected = std::min(expected, m * vpp);
       // The first backward comes after the warm-up and the first steady forward.
       EXPECT_EQ(warmup, std::min(expected + 1, m * vpp)) << pp << " " << vpp << " " << m << " " << stage;

@@ -77,13 +77,19 @@ TEST(InFlightTest, InterleavingAddsTheVirtualChunksWarmup) {
   EXPECT_EQ(r["memory"]["stages"][0]["in_flight_micro_batches"], 11);
 }
 
+ModelSpec layers(int64_t num_layers) {
+  ModelSpec model;
+  model.num_layers = num_layers;
+  return model;
+}
+
 TEST(PipelineLayoutTest, UnevenFirstAndLastStages) {
   ParallelSpec p;
   p.pp = 4;
   p.num_layers_in_first_stage = 6;
   p.num_layers_in_last_stage = 6;
-  ASSERT_TRUE(pipeline_layout_issues(32, p).empty());
-  const PipelineLayout layout = pipeline_layout(32, p);
+  ASSERT_TRUE(pipeline_layout_issues(layers(32), p).empty());
+  const PipelineLayout layout = pipeline_layout(layers(32), p);
   EXPECT_EQ(layout[0][0].num_layers, 6);
   EXPECT_EQ(layout[1][0].num_layers, 10);
   EXPECT_EQ(layout[2][0].first_layer, 16);
@@ -95,8 +101,8 @@ TEST(PipelineLayoutTest, AccountForEmbeddingAndLossTakesALayerSlot) {
   p.pp = 4;
   p.account_for_embedding_in_pipeline_split = true;
   p.account_for_loss_in_pipeline_split = true;
-  ASSERT_TRUE(pipeline_layout_issues(30, p).empty());
-  const PipelineLayout layout = pipeline_layout(30, p);
+  ASSERT_TRUE(pipeline_layout_issues(layers(30), p).empty());
+  const PipelineLayout layout = pipeline_layout(layers(30), p);
   EXPECT_EQ(layout[0][0].num_layers, 7);
   EXPECT_EQ(layout[1][0].num_layers, 8);
   EXPECT_EQ(layout[3][0].num_layers, 7);
@@ -106,7 +112,7 @@ TEST(PipelineLayoutTest, InterleavedChunksTakeLayersRoundRobin) {
   ParallelSpec p;
   p.pp = 2;
   p.vpp = 2;
-  const PipelineLayout layout = pipeline_layout(8, p);
+  const PipelineLayout layout = pipeline_layout(layers(8), p);
   EXPECT_EQ(layout[0][0].first_layer, 0);
   EXPECT_EQ(layout[1][0].first_layer, 2);
   EXPECT_EQ(layout[0][1].first_layer, 4);

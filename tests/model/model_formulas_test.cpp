@@ -43,6 +43,14 @@ const ParamCase kParams[] = {
     {"qwen3-235b-a22b", 235.0e9, 0.005, "Qwen3 technical report: 235B total, 22B active"},
     {"gpt-oss-120b", 116.83e9, 0.001, "gpt-oss model card, Table 1: 116.83B total"},
     {"megatron-1t", 1008.0e9, 0.002, "Narayanan et al. 2021, Table 1: 1008B"},
+    // Frontier presets; published counts are rounded, the tolerance covers the rounding.
+    {"nemotron4-15b", 15.7e9, 0.005, "Nemotron-4 15B report: 3.2B embedding + 12.5B non-embedding"},
+    {"nemotron4-340b", 340.0e9, 0.005, "Nemotron-4 340B report: 340B"},
+    {"grok-1", 314.0e9, 0.01, "xAI grok-1 release: 314B"},
+    {"kimi-k2", 1.0e12, 0.03, "Kimi-K2 README: 1T total"},
+    {"llama4-scout", 109.0e9, 0.015, "Llama 4 Scout model card: 109B (with the vision encoder, not modelled)"},
+    {"llama4-maverick", 400.0e9, 0.005, "Llama 4 Maverick model card: 400B"},
+    {"glm4.5", 355.0e9, 0.01, "GLM-4.5 (Megatron-Bridge glm45.md): 355B total", 0},
 };
 
 void PrintTo(const ParamCase& c, std::ostream* out) { *out << c.id; }
@@ -72,6 +80,19 @@ INSTANTIATE_TEST_SUITE_P(Presets, PublishedParamTest, ::testing::ValuesIn(kParam
 
 TEST(ParamCountTest, ActiveParametersOfMixtralCountTwoOfEightExperts) {
   EXPECT_NEAR(active_params(preset_model("mixtral-8x7b")), 12.88e9, 0.01e9);  // Mistral: 12.9B
+}
+
+TEST(ParamCountTest, ActiveParametersOfTheFrontierMoePresets) {
+  // Published active counts (model cards / READMEs, rounded): Llama 4 17B (one of 16 or
+  // 128 experts plus the shared expert; Maverick's dense layers count whole), Kimi-K2 32B,
+  // GLM-4.5 32B (without its MTP layer; trainsim's 33.6e9 counts the 1.6e9 of embedding and
+  // output layer, which the published figure leaves out).
+  EXPECT_NEAR(active_params(preset_model("llama4-scout")), 17.0e9, 0.03 * 17.0e9);
+  EXPECT_NEAR(active_params(preset_model("llama4-maverick")), 17.0e9, 0.03 * 17.0e9);
+  EXPECT_NEAR(active_params(preset_model("kimi-k2")), 32.0e9, 0.04 * 32.0e9);
+  ModelSpec glm = preset_model("glm4.5");
+  glm.mtp_num_layers = 0;
+  EXPECT_NEAR(active_params(glm), 32.0e9, 0.06 * 32.0e9);
 }
 
 TEST(ParamCountTest, MegatronPadsTheVocabularyToMultiplesOf128TimesTp) {

@@ -76,7 +76,7 @@ const BadInputCase kCases[] = {
     {"model_unknown_field", R"({"model": {"preset": "llama3-8b", "hiden_size": 10}})",
      "/model/hiden_size", "unknown key (did you mean \"hidden_size\"?)"},
     {"activation_unknown", R"({"model": {"preset": "llama3-8b", "activation": "relu"}})",
-     "/model/activation", "expected one of \"swiglu\", \"gelu\", got \"relu\""},
+     "/model/activation", "expected one of \"swiglu\", \"gelu\", \"squared_relu\", \"geglu\", got \"relu\""},
     {"kv_heads_not_dividing", R"({"model": {"preset": "llama3-8b", "num_kv_heads": 5}})",
      "/model/num_kv_heads", "must divide num_attention_heads (32), got 5"},
     {"hbm_negative", R"({"system": {"gpu": {"hbm_capacity_gib": -80}}})",

@@ -27,7 +27,7 @@ const Json* find_field(const Json& fields, const std::string& key) {
 TEST(SchemaTest, PublishesEverySectionInTheContractFormat) {
   const Json s = schema();
   EXPECT_EQ(s["schema_version"], 1);
-  EXPECT_EQ(s["enums"]["activation"], Json::parse(R"(["swiglu", "gelu"])"));
+  EXPECT_EQ(s["enums"]["activation"], Json::parse(R"(["swiglu", "gelu", "squared_relu", "geglu"])"));
   EXPECT_EQ(s["enums"]["cp_comm_type"], Json::parse(R"(["a2a", "p2p", "all_gather"])"));
   EXPECT_EQ(s["enums"]["recompute_module"].size(), 13u);
   for (const char* list : {"search", "search_constraints", "whatif"}) EXPECT_FALSE(s[list].empty()) << list;

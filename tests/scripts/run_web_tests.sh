@@ -10,7 +10,7 @@ build="$(mkdir -p "${1:-$root/build}" && cd "${1:-$root/build}" && pwd)"
 jobs="${TRAINSIM_JOBS:-2}"
 max_payload_bytes=$((400 * 1024))
 
-packages=(cmake make emscripten node-acorn nlohmann-json3-dev python3)
+packages=(cmake make emscripten esbuild node-acorn nlohmann-json3-dev python3)
 chromium="${TRAINSIM_CHROMIUM:-/usr/bin/chromium}"
 [ -x "$chromium" ] || packages+=(chromium)
 # Node.js may come from elsewhere than Debian (then npm comes with it).

@@ -211,6 +211,10 @@ TEST(SearchBoundsTest, FloorsBoundEveryMemberOfTheirBlock) {
     document["model"] = {{"preset", model}, {"num_layers", layers}};
     if (preset.contains("moe")) {
       document["model"]["moe"] = {{"num_dense_layers", 1}};
+      // An interleaved preset (llama4-maverick) keeps its pattern, cut to the layers here.
+      if (preset["moe"].contains("moe_layer_freq")) {
+        document["model"]["moe"] = {{"moe_layer_freq", {0, 1, 0, 1, 1}}};
+      }
       document["constraints"]["ep"] = {1, 2, 4};
     }
     const schema::SearchRequest request = parse_search(document.dump());

@@ -53,7 +53,8 @@ std::vector<PublishedCase> load_cases() {
     const nlohmann::json doc = nlohmann::json::parse(testing::read_text_file(file));
     for (const auto& c : doc["cases"]) {
       out.push_back({c["id"], c["source"], c["gpu"], c.value("role", std::string("held_out")),
-                     std::filesystem::path(file).filename().string(), c["measured"], c["config"]});
+                     std::filesystem::path(file).filename().string(), c["measured"], c["config"],
+                     c.value("known_deviation", std::string())});
     }
   }
   return out;

@@ -131,14 +131,15 @@ struct TimeBreakdown {
   double cp_comm_exposed_s = 0.0;
   double ep_comm_exposed_s = 0.0;
   double pp_comm_exposed_s = 0.0;
-  double bubble_s = 0.0;
+  double bubble_s = 0.0;           ///< the schedule's own idle time (the bottleneck's)
+  double stage_imbalance_s = 0.0;  ///< idle while the bottleneck stage does its extra work
   double straggler_s = 0.0;
   double dp_comm_exposed_s = 0.0;
   double optimizer_s = 0.0;
   double total() const {
     return forward_s + backward_s + recompute_s + host_overhead_s + tp_comm_exposed_s + cp_comm_exposed_s +
-           ep_comm_exposed_s + pp_comm_exposed_s + bubble_s + straggler_s + dp_comm_exposed_s +
-           optimizer_s;
+           ep_comm_exposed_s + pp_comm_exposed_s + bubble_s + stage_imbalance_s + straggler_s +
+           dp_comm_exposed_s + optimizer_s;
   }
 };
 
@@ -183,7 +184,8 @@ struct Calibration {
 
 struct TimeEstimate {
   double iteration_s = 0.0;
-  int64_t critical_stage = 0;
+  int64_t critical_stage = 0;   ///< the stage whose step ends last (its parts are the breakdown)
+  int64_t bottleneck_stage = 0;  ///< the stage with the most pipeline work (compute + exposed comm)
   TimeBreakdown breakdown;  ///< of the critical stage
   std::vector<StageTime> stages;
   int64_t measured_efficiency_lookups = 0;  ///< GEMM/attention passes priced from measured tables
@@ -212,7 +214,10 @@ struct Throughput {
 };
 
 struct TimelineSpan {
-  std::string kind;  ///< forward, backward, send, recv, dp_comm, optimizer
+  /// forward, backward (B, or the whole backward), weight (W, weight gradients split off
+  /// by zero-bubble / DualPipe schedules), forward_backward (DualPipe's overlapped F&B pair:
+  /// micro_batch and chunk are the forward's), send, recv, dp_comm, optimizer
+  std::string kind;
   int64_t micro_batch = -1;
   int64_t chunk = -1;
   double start_s = 0.0;

@@ -18,7 +18,11 @@ namespace trainsim {
 /// Version of the JSON documents (configs, results, envelopes).
 inline constexpr int kSchemaVersion = 1;
 
-enum class Activation { kSwiglu, kGelu };
+// MLP activation. Gated (GLU) variants have two up projections, act(x W) * (x V)
+// (Shazeer, "GLU Variants Improve Transformer", arXiv:2002.05202): swiglu (SiLU gate,
+// Llama), geglu (GELU gate, grok-1); ungated ones one: gelu (GPT), squared_relu
+// (relu(x)^2, So et al. arXiv:2109.08668; Nemotron-4, Megatron-LM --squared-relu).
+enum class Activation { kSwiglu, kGelu, kSquaredRelu, kGeglu };
 enum class Norm { kRmsNorm, kLayerNorm };
 enum class PositionEmbedding { kRope, kLearned };
 enum class Dtype { kBf16, kFp16, kFp8, kFp4 };
@@ -65,6 +69,12 @@ struct MoeSpec {
   /// Megatron --moe-layer-freq as a per-layer pattern (1 = MoE, 0 = dense); empty = every
   /// layer from num_dense_layers on is MoE.
   std::vector<int8_t> layer_pattern;
+  /// Group-limited routing (Megatron --moe-router-num-groups / --moe-router-group-topk;
+  /// DeepSeek-V3's node-limited routing, arXiv:2412.19437 section 2.1.2): the experts form
+  /// router_num_groups equal groups and a token's top-k experts lie in at most
+  /// router_group_topk of them. 0 = not limited.
+  int64_t router_num_groups = 0;
+  int64_t router_group_topk = 0;
 };
 
 struct ModelSpec {
@@ -133,6 +143,21 @@ struct RecomputeSpec {
 
 enum class CpCommType { kAllToAll, kRing, kAllGather };
 
+// Pipeline schedule (training.pipeline_schedule): Megatron-LM's 1F1B (interleaved when
+// vpp > 1), the zero-bubble schedules of Qi et al. (arXiv:2401.10241) and DeepSeek-V3's
+// DualPipe (arXiv:2412.19437 section 3.2.1) and its V-shaped variant.
+enum class PipelineSchedule { kOneFOneB, kZeroBubbleH1, kZeroBubbleH2, kZeroBubbleV, kDualPipe, kDualPipeV };
+
+// One virtual pipeline stage of an explicit layout (Megatron-LM
+// --pipeline-model-parallel-layout): what it holds, in this order.
+struct LayoutStage {
+  bool embedding = false;      ///< "E"
+  int64_t decoder_layers = 0;  ///< "t"
+  int64_t mtp_layers = 0;      ///< "m"
+  bool loss = false;           ///< "L": final norm, output layer and loss
+  bool operator==(const LayoutStage&) const = default;
+};
+
 struct ParallelSpec {
   int64_t tp = 1;
   int64_t pp = 1;
@@ -149,6 +174,10 @@ struct ParallelSpec {
   /// Megatron-LM's default (megatron/training/arguments.py, --cp-comm-type default ["p2p"]):
   /// ring attention, which needs no head count divisible by tp*cp.
   CpCommType cp_comm_type = CpCommType::kRing;
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  /// Explicit layout, virtual stages in model order (stage k on pp rank k % pp, chunk k / pp
+  /// under Megatron's placement); empty = the split above.
+  std::vector<LayoutStage> layout;
 };
 
 struct KernelSpec {
@@ -169,10 +198,25 @@ struct OverlapSpec {
   bool tp_comm = false;       ///< --tp-comm-overlap
 };
 
+// Megatron --moe-token-dispatcher-type: alltoall sends each (token, expert) copy;
+// flex (DeepEP / HybridEP) sends a token once per destination node over the
+// inter-node fabric and fans it out over NVLink there.
+enum class MoeDispatcher { kAllToAll, kFlex };
+// Megatron --moe-router-load-balancing-type (the auxiliary losses it computes).
+enum class MoeLoadBalancing { kAuxLoss, kSeqAuxLoss, kGlobalAuxLoss, kNone };
+
 struct MoeTrainingSpec {
   bool pad_to_capacity = false;  ///< --moe-pad-expert-input-to-capacity
-  double capacity_factor = 0.0;  ///< 0 = dropless
+  double capacity_factor = 0.0;  ///< 0 = dropless; else tokens beyond it are dropped (or padded to it)
   bool permute_probs_fused = false;  ///< router probs applied inside the expert activation (MCore >= 0.14)
+  /// Tokens the busiest expert-parallel rank receives over its balanced share (1 = balanced,
+  /// at most ep): sets its grouped-GEMM rows, all-to-all receive size and permuted-token memory.
+  double routing_imbalance = 1.0;
+  MoeDispatcher dispatcher = MoeDispatcher::kAllToAll;
+  MoeLoadBalancing load_balancing = MoeLoadBalancing::kAuxLoss;
+  double aux_loss_coeff = 0.0;  ///< --moe-aux-loss-coeff; 0 = the loss is not computed
+  bool expert_bias = false;     ///< --moe-router-enable-expert-bias (aux-loss-free balancing)
+  bool router_fp32 = false;     ///< --moe-router-dtype fp32: logits and routing in fp32
 };
 
 struct TrainingSpec {

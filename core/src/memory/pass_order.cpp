@@ -6,15 +6,13 @@ namespace trainsim {
 namespace {
 
 // get_pp_rank_microbatches: the forwards rank `stage` runs before its first
-// backward. As trainsim's activation walk has always done (stage_memory.cpp),
-// m == pp runs every forward first (Megatron-LM core_v0.14's interleaved
-// schedule; later versions only clamp to the total).
+// backward, capped at the total (as the activation walk, stage_memory.cpp,
+// and the time replay do; older Megatron-LM ran every forward first when
+// m == pp, the current one does not).
 int64_t warmup_steps(int64_t pp, int64_t vpp, int64_t m, int64_t stage, int64_t group) {
   const int64_t total = m * vpp;
   if (vpp == 1) return std::min(pp - stage - 1, total);
-  int64_t warmup = (pp - stage - 1) * 2 + (vpp - 1) * group;
-  if (m == pp) warmup = total;
-  return std::min(warmup, total);
+  return std::min((pp - stage - 1) * 2 + (vpp - 1) * group, total);
 }
 
 }  // namespace
@@ -59,7 +57,7 @@ int64_t compressed_micro_batches(int64_t pp, int64_t vpp, int64_t m, int64_t sta
   }
   // Interleaved: a cycle is a group of pp micro-batches (pp * vpp forward steps,
   // micro-batch ids shifted by pp). Keep whole groups plus m's partial last group
-  // so the cool-down is the same, and stay away from the m == pp special case.
+  // so the cool-down is the same.
   const int64_t warmup = (pp - stage - 1) * 2 + (vpp - 1) * pp;
   const int64_t warmup_groups = (warmup + pp * vpp - 1) / (pp * vpp);
   const int64_t kept = (warmup_groups + cycles + 1) * pp + m % pp;

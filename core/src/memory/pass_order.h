@@ -9,7 +9,7 @@
 // forwards, then forward/backward pairs, then the remaining backwards) and
 // interleaved 1F1B (forward_backward_pipelining_with_interleaving with
 // get_schedule_table and get_pp_rank_microbatches: warm-up
-// 2 (pp - r - 1) + (vpp - 1) * group forwards, all of them when m == pp; the
+// 2 (pp - r - 1) + (vpp - 1) * group forwards, at most all of them; the
 // backward of table entry k runs chunk vpp - 1 - chunk(k)).
 #pragma once
 

@@ -7,6 +7,7 @@
 
 #include "memory/peak_names.h"
 #include "memory/stage_statics.h"
+#include "trainsim/issue.h"
 
 namespace trainsim {
 namespace {
@@ -84,7 +85,7 @@ ActivationPeak one_f_one_b_peak(const ChunkWalk& walk, int64_t in_flight) {
 // Replays the forward/backward order of one stage (warm-up forwards, then
 // forward/backward pairs, then the remaining backwards) and keeps the peak.
 ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks, int64_t pp, int64_t stage,
-                                const std::vector<int32_t>& chunk_of, int64_t micro_batches) {
+                                const std::vector<int32_t>& chunk_of) {
   ActivationPeak peak;
   double live = 0.0;
   int64_t alive = 0;
@@ -103,9 +104,10 @@ ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks, int64_t pp,
   };
   const auto vpp = static_cast<int64_t>(walks.size());
   const auto total = static_cast<int64_t>(chunk_of.size());
-  int64_t warmup = (pp - stage - 1) * 2 + (vpp - 1) * pp;
-  if (micro_batches == pp) warmup = total;  // Megatron runs all forwards first
-  warmup = std::min(warmup, total);
+  // schedules.py get_pp_rank_microbatches caps the warm-up at the total (older
+  // Megatron-LM ran every forward first when micro-batches == pp; the current one
+  // does not, and neither does the time replay, pipeline_interleaved.cpp).
+  const int64_t warmup = std::min((pp - stage - 1) * 2 + (vpp - 1) * pp, total);
   const int32_t* chunk = chunk_of.data();
   for (int64_t k = 0; k < warmup; ++k) step(true, chunk[k]);
   for (int64_t k = 0; k < total - warmup; ++k) {
@@ -116,15 +118,56 @@ ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks, int64_t pp,
   return peak;
 }
 
+// The peak of a schedule given by its in-flight counts (see the header): the
+// live chunk activations, with the running op's working set on top of the
+// chunk whose walk adds the most beyond its stored bytes.
+ActivationPeak scheduled_peak(const std::vector<ChunkWalk>& walks, const RankInFlight& rank,
+                              double kept_fraction) {
+  ActivationPeak peak;
+  double live = 0.0;
+  int32_t running = -1;
+  double extra = -1.0;
+  for (size_t c = 0; c < walks.size(); ++c) {
+    const ChunkWalk& walk = walks[c];
+    const int32_t alive = rank.in_flight_per_chunk[c];
+    live += walk.stored_bytes * (static_cast<double>(alive) +
+                                 kept_fraction * static_cast<double>(rank.waiting_per_chunk[c]));
+    peak.in_flight += alive;
+    const double over = std::max(walk.forward.bytes, walk.backward.bytes) - walk.stored_bytes;
+    if (alive > 0 && over > extra) {
+      extra = over;
+      running = static_cast<int32_t>(c);
+    }
+  }
+  if (running < 0) {  // nothing in flight: the first forward's walk
+    running = 0;
+    live += walks[0].stored_bytes;
+    peak.in_flight = 1;
+  }
+  const ChunkWalk& walk = walks[static_cast<size_t>(running)];
+  peak.point = walk.forward.bytes >= walk.backward.bytes ? walk.forward : walk.backward;
+  peak.point.bytes += live - walk.stored_bytes;
+  return peak;
+}
+
 }  // namespace
 
+std::vector<std::vector<double>> chunk_stored_bytes(const ModelPlan& plan) {
+  std::vector<std::vector<double>> bytes(plan.stages.size());
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    for (const ChunkPlan& chunk : plan.stages[s]) bytes[s].push_back(walk_chunk(plan, chunk).stored_bytes);
+  }
+  return bytes;
+}
+
 std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan,
-                                               bool describe_peaks) {
+                                               bool describe_peaks,
+                                               const ScheduleInFlight* in_flight) {
   const ParallelSpec& p = config.training.parallel;
   const int64_t micro_batches = config.training.num_micro_batches;
   // Interleaved schedule table, groups of pp micro-batches (Megatron's default).
   const std::vector<int32_t> chunk_of =
-      p.vpp > 1 ? interleaved_chunks(p.vpp, micro_batches, p.pp) : std::vector<int32_t>{};
+      p.vpp > 1 && p.schedule == PipelineSchedule::kOneFOneB ? interleaved_chunks(p.vpp, micro_batches, p.pp) : std::vector<int32_t>{};
   std::vector<StageMemory> stages;
   stages.reserve(plan.stages.size());
   for (size_t stage = 0; stage < plan.stages.size(); ++stage) {
@@ -146,11 +189,15 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
     s.buffers_bytes = statics.buffers_bytes + statics.workspace_bytes;
     s.workspace_bytes = statics.workspace_bytes;
     ActivationPeak peak;
-    if (p.vpp == 1) {
-      const int64_t in_flight = std::min(p.pp - static_cast<int64_t>(stage), micro_batches);
-      peak = one_f_one_b_peak(walks[0], std::max<int64_t>(in_flight, 1));
+    if (p.schedule != PipelineSchedule::kOneFOneB) {
+      TRAINSIM_CHECK(in_flight != nullptr && in_flight->ranks.size() == plan.stages.size(),
+                     "stage memory: the schedule's in-flight counts are missing");
+      peak = scheduled_peak(walks, in_flight->ranks[stage], in_flight->weight_kept_fraction);
+    } else if (p.vpp == 1) {
+      const int64_t alive = std::min(p.pp - static_cast<int64_t>(stage), micro_batches);
+      peak = one_f_one_b_peak(walks[0], std::max<int64_t>(alive, 1));
     } else {
-      peak = interleaved_peak(walks, p.pp, static_cast<int64_t>(stage), chunk_of, micro_batches);
+      peak = interleaved_peak(walks, p.pp, static_cast<int64_t>(stage), chunk_of);
     }
     s.in_flight_micro_batches = peak.in_flight;
     s.transient_bytes = peak.point.transient;

@@ -11,13 +11,26 @@
 #pragma once
 
 #include "model/model_plan.h"
+#include "model/schedule_in_flight.h"
 #include "trainsim/result.h"
 #include "trainsim/spec.h"
 
 namespace trainsim {
 
+// Other schedules (zero bubble, DualPipe): the chunk activations their order
+// keeps alive at each rank's peak (model/schedule_in_flight.h), each a whole
+// chunk's stored bytes, or its weight_kept_fraction while its W is pending; the
+// op running at the peak adds its working set on top. DualPipe's ranks hold two
+// stages' weights, gradients and optimizer states (the plan's two chunks).
+//
 // describe_peaks: name each stage's peak op (StageMemory::peak_op); the search skips it.
+// in_flight: required for every schedule other than 1f1b.
 std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan,
-                                               bool describe_peaks = true);
+                                               bool describe_peaks = true,
+                                               const ScheduleInFlight* in_flight = nullptr);
+
+// Bytes one micro-batch stores through each chunk, [rank][chunk] (the weights
+// activation_peaks() picks each rank's peak with).
+std::vector<std::vector<double>> chunk_stored_bytes(const ModelPlan& plan);
 
 }  // namespace trainsim

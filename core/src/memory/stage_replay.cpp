@@ -115,6 +115,9 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
     s.fragmentation_bytes = 0.0;
     s.device_bytes = s.reserved_bytes + s.outside_allocator_bytes;
   }
+  // The trace follows Megatron-LM's 1F1B and interleaved orders (pass_order.h);
+  // the zero-bubble and DualPipe orders are not traced yet.
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) return;
   // Stages with the largest need first (they decide the verdict), while the
   // replays stay within kReplayEventBudget; then the need of the stages that
   // ran out of memory, within kNeedEventBudget.

@@ -37,7 +37,7 @@ double core_attention_flops(const ModelSpec& m) {
 // Per-token MLP FLOPs (2 per multiply-add, x3 for forward and backward) of one dense
 // or MoE layer: the routed experts a token visits plus the shared experts.
 double mlp_flops_per_token(const ModelSpec& m, bool moe_layer, double routed_fraction = 1.0) {
-  const double glu = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
+  const double glu = gated_activation(m.activation) ? 3.0 : 2.0;
   const double width = moe_layer ? d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) * routed_fraction +
                                        d(m.moe->shared_expert_ffn_hidden_size)
                                  : d(m.ffn_hidden_size);
@@ -79,7 +79,7 @@ double megatron_legacy_flops(const ModelSpec& m, int64_t seq_len, double sequenc
   const double h = d(m.hidden_size), s = d(seq_len), layers = d(m.num_layers);
   const double a = d(m.num_attention_heads), g = d(m.num_kv_heads);
   const double q_over_h = a * d(m.head_dim) / h;
-  const double glu = m.activation == Activation::kSwiglu ? 1.5 : 1.0;
+  const double glu = gated_activation(m.activation) ? 1.5 : 1.0;
   double ffn = d(m.ffn_hidden_size);
   if (m.moe) {
     ffn = d(m.moe->expert_ffn_hidden_size) * d(m.moe->top_k) * routed +

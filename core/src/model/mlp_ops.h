@@ -7,6 +7,11 @@
 
 namespace trainsim {
 
+// fc1 -> activation -> fc2 of width ffn: the dense MLP, or (shared) the shared
+// experts of a MoE layer.
+void append_dense_mlp(OpList& ops, const OpFactory& factory, const LayerRecompute& recompute,
+                      int64_t ffn, bool shared);
+
 void append_mlp_ops(OpList& ops, const OpFactory& factory, bool moe_layer,
                     const LayerRecompute& recompute);
 

@@ -17,10 +17,10 @@ class PlanBuilder {
       : config_(config), ctx_(config.model, config.training), factory_(ctx_), plan_(plan),
         cache_(cache) {}
 
-  ChunkPlan chunk(const ChunkLayers& layers, bool embedding, bool head) {
+  ChunkPlan chunk(const ChunkLayers& layers) {
     ChunkPlan chunk;
     chunk.num_layers = layers.num_layers;
-    if (embedding) add_run(chunk, block_for("E", -1, {}), 1, -1);
+    if (layers.embedding) add_run(chunk, block_for("E", -1, {}), 1, -1);
     const RecomputeSpec& recompute = config_.training.recompute;
     recompute_.clear();
     recompute_.reserve(static_cast<size_t>(layers.num_layers));
@@ -53,15 +53,18 @@ class PlanBuilder {
       add_run(chunk, previous_block, 1, layers.first_layer + i);
       i = end;
     }
-    if (head) {
+    // "M0"/"M1": the multi-token-prediction layers (1: with their copy of the
+    // word embeddings), in the head block ("H1M0"...) when the loss is in the
+    // same chunk, else alone (a standalone MTP stage of a pipeline layout).
+    const std::string mtp =
+        layers.mtp_layers == 0
+            ? ""
+            : (mtp_holds_embedding_copy(config_.model, config_.training.parallel.pp) ? "M1" : "M0");
+    if (layers.loss) {
       const bool holds = !config_.model.tie_embeddings || config_.training.parallel.pp > 1;
-      // "M0"/"M1": the multi-token-prediction layers run in the head block
-      // (1: with their copy of the word embeddings).
-      std::string key = holds ? "H1" : "H0";
-      if (config_.model.mtp_num_layers > 0) {
-        key += mtp_holds_embedding_copy(config_.model, config_.training.parallel.pp) ? "M1" : "M0";
-      }
-      add_run(chunk, block_for(key, -1, {}), 1, -1);
+      add_run(chunk, block_for((holds ? "H1" : "H0") + mtp, -1, {}), 1, -1);
+    } else if (!mtp.empty()) {
+      add_run(chunk, block_for(mtp, -1, {}), 1, -1);
     }
     return chunk;
   }
@@ -94,17 +97,17 @@ class PlanBuilder {
     block.key = key;
     if (key == "E") {
       append_embedding_ops(block.ops, factory_);
-    } else if (key[0] == 'H') {
+    } else if (key[0] == 'H' || key[0] == 'M') {
       const ModelSpec& m = config_.model;
-      if (m.mtp_num_layers > 0) {
+      const size_t mtp = key.find('M');
+      if (mtp != std::string::npos) {
         const int64_t last = m.num_layers - 1;
         block.moe = is_moe_layer(m, last);
         append_mtp_ops(block.ops, factory_, block.moe,
                        layer_attention_fraction(m, last, config_.training.seq_len),
-                       key.size() > 3 && key[3] == '1',
-                       layer_recompute(config_.training.recompute, 0, 1));
+                       key[mtp + 1] == '1', layer_recompute(config_.training.recompute, 0, 1));
       }
-      append_head_ops(block.ops, factory_, key[1] == '1');
+      if (key[0] == 'H') append_head_ops(block.ops, factory_, key[1] == '1');
     } else {
       for (int64_t j = begin; j < end; ++j) {
         const int64_t layer = first_global + (j - begin);
@@ -134,26 +137,27 @@ class PlanBuilder {
 ModelPlan build_model_plan(const Config& config, BlockCache* cache) {
   ModelPlan plan;
   const ParallelSpec& p = config.training.parallel;
-  plan.layout = pipeline_layout(config.model.num_layers, p);
+  plan.layout = pipeline_layout(config.model, p);
   PlanBuilder builder(config, plan, cache);
   plan.stages.resize(plan.layout.size());
-  const int head_weight = (!config.model.tie_embeddings || p.pp > 1 ? 2 : 1) +
-                          (mtp_holds_embedding_copy(config.model, p.pp) ? 2 : 0);
+  // The chunk cache's key for what follows the layers: 1 tied / 2 own output
+  // weight, + 4 with MTP layers, + 8 when they keep an embedding copy.
+  const int output_weight = !config.model.tie_embeddings || p.pp > 1 ? 2 : 1;
+  const int mtp_copy = mtp_holds_embedding_copy(config.model, p.pp) ? 8 : 0;
   for (size_t stage = 0; stage < plan.layout.size(); ++stage) {
     const auto& chunks = plan.layout[stage];
     plan.stages[stage].reserve(chunks.size());
-    for (size_t v = 0; v < chunks.size(); ++v) {
-      const bool embedding = stage == 0 && v == 0;
-      const bool head = stage + 1 == plan.layout.size() && v + 1 == chunks.size();
+    for (const ChunkLayers& layers : chunks) {
       if (cache == nullptr) {
-        plan.stages[stage].push_back(builder.chunk(chunks[v], embedding, head));
+        plan.stages[stage].push_back(builder.chunk(layers));
         continue;
       }
-      const auto key = std::make_tuple(chunks[v].first_layer, chunks[v].num_layers, embedding,
-                                       head ? head_weight : 0, config.training.recompute.num_layers);
+      const int tail = (layers.loss ? output_weight : 0) + (layers.mtp_layers > 0 ? 4 + mtp_copy : 0);
+      const auto key = std::make_tuple(layers.first_layer, layers.num_layers, layers.embedding, tail,
+                                       config.training.recompute.num_layers);
       auto it = cache->chunks.find(key);
       if (it == cache->chunks.end()) {
-        it = cache->chunks.emplace(key, builder.chunk(chunks[v], embedding, head)).first;
+        it = cache->chunks.emplace(key, builder.chunk(layers)).first;
       }
       plan.stages[stage].push_back(it->second);
     }

@@ -57,9 +57,9 @@ struct ModelPlan {
 struct BlockCache {
   std::vector<std::shared_ptr<const Block>> blocks;  ///< by id
   std::unordered_map<std::string, int32_t> ids;      ///< Block::key -> id
-  /// (first layer, layers, embedding, head: 0 none / 1 tied / 2 own weight, + 2 with an
-  /// MTP copy of the embeddings,
-  /// recompute num_layers) -> the chunk's runs
+  /// (first layer, layers, embedding, tail: head 0 none / 1 tied / 2 own weight, + 4 with
+  /// MTP layers, + 8 when they keep a copy of the embeddings, recompute num_layers) -> the
+  /// chunk's runs
   std::map<std::tuple<int64_t, int64_t, bool, int, int64_t>, ChunkPlan> chunks;
 };
 

@@ -59,6 +59,9 @@ struct CommCall {
   CommGroup group = CommGroup::kTp;
   double bytes = 0.0;  ///< full logical tensor (gathered size for all-gather / reduce-scatter)
   bool overlaps_compute = false;  ///< runs concurrently with its op's compute (ring attention)
+  /// An expert all-to-all of routed token copies: its inter-node share follows the
+  /// routing and the dispatcher (time/moe_routing.h), not the uniform (n - 1) / n.
+  bool routed = false;
 };
 
 // Shape used to look up a measured efficiency (SimuMax system-file keys).

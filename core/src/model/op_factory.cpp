@@ -1,6 +1,7 @@
 #include "model/op_factory.h"
 
 #include <utility>
+#include "model/param_count.h"
 
 namespace trainsim {
 namespace {
@@ -219,8 +220,10 @@ Op OpFactory::activation(const char* name, double rows, int64_t out_width, bool 
   op.kind = OpKind::kActivation;
   op.recompute = recompute;
   const double out = rows * d(out_width) * 2.0;  // output bytes
-  if (ctx_.model.activation == Activation::kSwiglu) {
-    // Fused SwiGLU saves its (2x wide) input; unfused also keeps an intermediate.
+  if (gated_activation(ctx_.model.activation)) {
+    // Fused SwiGLU saves its (2x wide) input; unfused also keeps an intermediate. GeGLU
+    // (Megatron-LM fused_bias_geglu.py) has the same shapes and kernels, with a GELU gate.
+    // (fused_swiglu stands for Megatron's bias-activation fusion of either.)
     op.cache_bytes = (ctx_.training.kernels.fused_swiglu ? 2.0 : 3.0) * out;
     op.fwd_peak_bytes = op.bwd_peak_bytes = 3.0 * out;
     op.input_bytes = 2.0 * out;
@@ -230,6 +233,14 @@ Op OpFactory::activation(const char* name, double rows, int64_t out_width, bool 
     const bool fused = ctx_.training.kernels.fused_swiglu;
     set_memory_pass(op, Pass::kForward, fused ? 3.0 * out : 5.0 * out, fused ? 1 : 2);
     set_memory_pass(op, Pass::kBackwardData, fused ? 3.0 * out : 8.0 * out, fused ? 1 : 4);
+  } else if (ctx_.model.activation == Activation::kSquaredRelu) {
+    // Megatron-LM squared_relu (megatron/core/activations.py): pow(relu(x), 2), two
+    // unfused PyTorch kernels; both backward functions use the relu output, saved once.
+    op.cache_bytes = out;
+    op.fwd_peak_bytes = op.bwd_peak_bytes = 2.0 * out;
+    op.input_bytes = out;
+    set_memory_pass(op, Pass::kForward, 4.0 * out, 2);
+    set_memory_pass(op, Pass::kBackwardData, 6.0 * out, 3);
   } else {
     op.cache_bytes = 3.0 * out;
     op.fwd_peak_bytes = op.bwd_peak_bytes = 2.0 * out;

@@ -46,7 +46,7 @@ ParamCounts attention_params(const ModelSpec& m) {
 
 // One feed-forward network of width `ffn` (dense MLP, one expert, shared experts).
 double mlp_params(const ModelSpec& m, int64_t ffn) {
-  const double up = m.activation == Activation::kSwiglu ? 2.0 : 1.0;
+  const double up = gated_activation(m.activation) ? 2.0 : 1.0;
   double params = d(m.hidden_size) * d(ffn) * (up + 1.0);
   if (m.linear_bias) params += d(ffn) * up + d(m.hidden_size);
   return params;
@@ -129,15 +129,23 @@ ParamCounts last_stage_extra_params(const ModelSpec& m, int64_t vocab, int64_t p
   return p;
 }
 
+ParamCounts chunk_extra_params(const ModelSpec& m, const ChunkLayers& chunk, int64_t vocab,
+                               int64_t pp) {
+  ParamCounts p;
+  if (chunk.embedding) p += embedding_params(m, vocab);
+  if (chunk.loss) p += output_params(m, vocab, pp);
+  if (chunk.mtp_layers > 0) p += mtp_params(m, vocab, mtp_holds_embedding_copy(m, pp));
+  return p;
+}
+
 RankParams stage_rank_params(const ModelSpec& m, const ParallelSpec& parallel,
                              const PipelineLayout& layout, int64_t stage) {
   ParamCounts counts;
+  const int64_t vocab = padded_vocab_size(m, parallel.tp);
   for (const ChunkLayers& chunk : layout[static_cast<size_t>(stage)]) {
     for (int64_t i = 0; i < chunk.num_layers; ++i) counts += layer_params(m, chunk.first_layer + i);
+    counts += chunk_extra_params(m, chunk, vocab, parallel.pp);
   }
-  const int64_t vocab = padded_vocab_size(m, parallel.tp);
-  if (stage == 0) counts += embedding_params(m, vocab);
-  if (stage == parallel.pp - 1) counts += last_stage_extra_params(m, vocab, parallel.pp);
   RankParams rank;
   rank.dense = counts.tp_sharded / d(parallel.tp) + counts.replicated;
   rank.expert = counts.expert / d(parallel.ep * parallel.etp);

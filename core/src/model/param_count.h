@@ -17,6 +17,9 @@ namespace trainsim {
 // (megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding).
 int64_t padded_vocab_size(const ModelSpec& model, int64_t tp);
 
+// Gated (GLU) activations have two up projections (swiglu, geglu).
+inline bool gated_activation(Activation a) { return a == Activation::kSwiglu || a == Activation::kGeglu; }
+
 bool is_moe_layer(const ModelSpec& model, int64_t layer_index);
 int64_t num_moe_layers(const ModelSpec& model);
 
@@ -53,6 +56,11 @@ bool mtp_holds_embedding_copy(const ModelSpec& model, int64_t pp);
 // What the last pipeline stage holds besides its layers: the output layer and
 // final norm, and the MTP layers (with their embedding copy).
 ParamCounts last_stage_extra_params(const ModelSpec& model, int64_t vocab, int64_t pp);
+
+// What a chunk holds besides its decoder layers: the embedding, the output
+// layer and final norm (loss), the MTP layers (with their embedding copy).
+ParamCounts chunk_extra_params(const ModelSpec& model, const ChunkLayers& chunk, int64_t vocab,
+                               int64_t pp);
 
 // Parameters held by one GPU of a stage: (dense elements, expert elements).
 struct RankParams {

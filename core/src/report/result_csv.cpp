@@ -78,7 +78,7 @@ void write_breakdown(const char* section, int64_t stage, const TimeBreakdown& b,
       {"tp_comm_exposed_s", b.tp_comm_exposed_s},
       {"cp_comm_exposed_s", b.cp_comm_exposed_s}, {"ep_comm_exposed_s", b.ep_comm_exposed_s},
       {"pp_comm_exposed_s", b.pp_comm_exposed_s}, {"bubble_s", b.bubble_s},
-      {"straggler_s", b.straggler_s},       {"dp_comm_exposed_s", b.dp_comm_exposed_s},
+      {"stage_imbalance_s", b.stage_imbalance_s}, {"straggler_s", b.straggler_s},       {"dp_comm_exposed_s", b.dp_comm_exposed_s},
       {"optimizer_s", b.optimizer_s}};
   for (const auto& [name, value] : parts) w.number(section, stage, name, value, "s");
 }
@@ -86,6 +86,7 @@ void write_breakdown(const char* section, int64_t stage, const TimeBreakdown& b,
 void write_time(const TimeEstimate& t, CsvWriter& w) {
   w.number("time", kTotal, "iteration_s", t.iteration_s, "s");
   w.count("time", kTotal, "critical_stage", t.critical_stage, "index");
+  w.count("time", kTotal, "bottleneck_stage", t.bottleneck_stage, "index");
   write_breakdown("time_breakdown", kTotal, t.breakdown, w);
   for (const StageTime& s : t.stages) {
     const char* sec = "time_stage";

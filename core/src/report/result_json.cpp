@@ -73,6 +73,7 @@ nlohmann::json breakdown_to_json(const TimeBreakdown& b) {
           {"ep_comm_exposed_s", b.ep_comm_exposed_s},
           {"pp_comm_exposed_s", b.pp_comm_exposed_s},
           {"bubble_s", b.bubble_s},
+          {"stage_imbalance_s", b.stage_imbalance_s},
           {"straggler_s", b.straggler_s},
           {"dp_comm_exposed_s", b.dp_comm_exposed_s},
           {"optimizer_s", b.optimizer_s}};
@@ -105,6 +106,7 @@ nlohmann::json time_to_json(const TimeEstimate& t) {
   }
   return {{"iteration_s", t.iteration_s},
           {"critical_stage", t.critical_stage},
+          {"bottleneck_stage", t.bottleneck_stage},
           {"breakdown", breakdown_to_json(t.breakdown)},
           {"stages", stages},
           {"ops", ops},

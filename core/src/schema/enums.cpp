@@ -16,7 +16,7 @@ std::string EnumNames::quoted() const {
 }
 
 const EnumNames& activation_names() {
-  static const EnumNames names{"activation", {"swiglu", "gelu"}, {}};
+  static const EnumNames names{"activation", {"swiglu", "gelu", "squared_relu", "geglu"}, {}};
   return names;
 }
 
@@ -57,6 +57,27 @@ const EnumNames& recompute_module_names() {
 
 const EnumNames& cp_comm_type_names() {
   static const EnumNames names{"cp_comm_type", {"a2a", "p2p", "all_gather"}, {}};
+  return names;
+}
+
+// PipelineSchedule; the spellings of time/schedule_orders.h.
+const EnumNames& pipeline_schedule_names() {
+  static const EnumNames names{
+      "pipeline_schedule",
+      {"1f1b", "zero_bubble_h1", "zero_bubble_h2", "zero_bubble_v", "dualpipe", "dualpipe_v"},
+      {"1F1B (interleaved when vpp > 1)", "Zero bubble H1", "Zero bubble H2", "Zero bubble V",
+       "DualPipe", "DualPipeV"}};
+  return names;
+}
+
+const EnumNames& moe_dispatcher_names() {
+  static const EnumNames names{"moe_token_dispatcher", {"alltoall", "flex"}, {}};
+  return names;
+}
+
+const EnumNames& moe_load_balancing_names() {
+  static const EnumNames names{
+      "moe_router_load_balancing_type", {"aux_loss", "seq_aux_loss", "global_aux_loss", "none"}, {}};
   return names;
 }
 
@@ -119,6 +140,8 @@ std::vector<const EnumNames*> all_enum_names() {
           &position_embedding_names(),  &dtype_names(),
           &recompute_granularity_names(), &recompute_method_names(),
           &recompute_module_names(),    &cp_comm_type_names(),
+          &pipeline_schedule_names(),   &moe_dispatcher_names(),
+          &moe_load_balancing_names(),
           &collective_names(),          &search_objective_names(), &search_diversity_names(),
           &whatif_figure_names(),       &fp8_recipe_names(),
           &cuda_graph_impl_names(),     &cuda_graph_module_names(),

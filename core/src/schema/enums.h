@@ -33,6 +33,9 @@ const EnumNames& recompute_granularity_names();  ///< RecomputeGranularity
 const EnumNames& recompute_method_names();       ///< RecomputeMethod
 const EnumNames& recompute_module_names();       ///< RecomputeModule
 const EnumNames& cp_comm_type_names();           ///< CpCommType
+const EnumNames& pipeline_schedule_names();      ///< PipelineSchedule
+const EnumNames& moe_dispatcher_names();         ///< MoeDispatcher
+const EnumNames& moe_load_balancing_names();     ///< MoeLoadBalancing
 const EnumNames& collective_names();             ///< CollectiveKind
 const EnumNames& search_objective_names();       ///< SearchObjective
 const EnumNames& search_diversity_names();       ///< SearchDiversity

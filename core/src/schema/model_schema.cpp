@@ -41,7 +41,8 @@ Field<MoeSpec> moe_layer_freq_row() {
   info.presence = kOptional;
   info.label = "MoE layer pattern";
   info.help = "which layers are MoE (Megatron-LM --moe-layer-freq): N (every N-th layer, from the "
-              "first) or one 0 (dense) / 1 (MoE) per layer; cannot be combined with num_dense_layers";
+              "first: interleaved MoE) or one 0 (dense) / 1 (MoE) per layer (Llama-4 Maverick: [0, 1] "
+              "repeated); cannot be combined with num_dense_layers";
   auto read = [](ObjectReader& r, MoeSpec& moe, const ReadContext& context) {
     const nlohmann::json* freq = r.raw("moe_layer_freq");
     if (freq == nullptr) return;
@@ -68,6 +69,15 @@ Field<MoeSpec> moe_layer_freq_row() {
                                   describe_json_value(*freq)});
     }
     if (moe.num_dense_layers > 0) issues.push_back({path, "cannot be combined with num_dense_layers"});
+    // A leading dense block then MoE layers is num_dense_layers (one canonical form).
+    size_t dense = 0;
+    while (dense < moe.layer_pattern.size() && moe.layer_pattern[dense] == 0) ++dense;
+    bool block = dense < moe.layer_pattern.size();
+    for (size_t i = dense; i < moe.layer_pattern.size() && block; ++i) block = moe.layer_pattern[i] == 1;
+    if (block && moe.num_dense_layers == 0) {
+      moe.num_dense_layers = static_cast<int64_t>(dense);
+      moe.layer_pattern.clear();
+    }
   };
   auto write = [](const MoeSpec& moe, nlohmann::json& out) {
     if (moe.layer_pattern.empty()) return;
@@ -91,6 +101,10 @@ const Table<MoeSpec>& moe_table() {
       Moe::integer("num_dense_layers", TRAINSIM_AT(num_dense_layers), kDefault, 0, kMaxLayers,
                    {"layers", "Dense layers", "leading dense layers before the MoE layers (DeepSeek first_k_dense_replace)"}),
       moe_layer_freq_row(),
+      Moe::integer("router_num_groups", TRAINSIM_AT(router_num_groups), kDefault, 0, kMaxExperts,
+                   {"", "Router groups", "experts split into this many equal groups for group-limited routing (Megatron-LM --moe-router-num-groups; DeepSeek-V3: 8, one per node); 0 = none"}),
+      Moe::integer("router_group_topk", TRAINSIM_AT(router_group_topk), kDefault, 0, kMaxExperts,
+                   {"", "Router group top-k", "groups each token's experts may lie in (--moe-router-group-topk; DeepSeek-V3: 4 nodes); 0 = not limited"}),
   };
   return table;
 }

@@ -227,6 +227,10 @@ void read_search_constraints(const Json* value, SearchRequest& request, Issues& 
   if (!zero_stages.empty()) spec.zero_stage = zero_stages;
   spec.sequence_parallel = read_sequence_parallel(r);
   spec.uneven_stages = read_uneven_stages(r);
+  if (spec.uneven_stages == UnevenStages::kAlways && !spec.training.parallel.layout.empty()) {
+    issues.push_back({r.path_of("uneven_stages"),
+                      "the stage split is fixed by /training/pipeline_layout; remove one of the two"});
+  }
   read_recompute_modes(r.raw("recompute"), request, issues);
   read_choices(&r, request, issues);
   read_caps(r, request);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "input_limits.h"
+#include "model/pipeline_layout.h"
 #include "schema/config_schema.h"
 #include "validate.h"
 
@@ -85,6 +86,40 @@ Field<TrainingInput> recompute_row() {
     out["recompute"] = recompute_to_json(t.spec.recompute);
   };
   return F::custom(info, read, write, recompute_members());
+}
+
+// Megatron-LM --pipeline-model-parallel-layout; without vpp, vpp follows the
+// layout's stage count as in Megatron's arguments.py (stages / pp).
+Field<TrainingInput> pipeline_layout_row() {
+  FieldInfo info = F::info(
+      "pipeline_layout", Type::kString, kOptional,
+      {"", "Pipeline layout",
+       "Megatron-LM --pipeline-model-parallel-layout: virtual stages split by '|' (stage k on pp "
+       "rank k % pp), E embedding, t decoder layer, m MTP layer, L loss, (...)*n and x*n repeat, "
+       "e.g. \"Et|(tt|)*30mL\"; without vpp, vpp = stages / pp"});
+  auto read = [](ObjectReader& r, TrainingInput& t, const ReadContext&) {
+    const auto text = r.optional_string("pipeline_layout");
+    if (!text) return;
+    std::string error;
+    auto stages = parse_pipeline_layout(*text, &error);
+    if (!stages) {
+      r.issues().push_back({r.path_of("pipeline_layout"), error});
+      return;
+    }
+    ParallelSpec& p = t.spec.parallel;
+    const auto count = static_cast<int64_t>(stages->size());
+    if (!r.has("vpp") && count % p.pp == 0 && count / p.pp > 1 &&
+        p.schedule != PipelineSchedule::kDualPipe) {
+      p.vpp = count / p.pp;
+    }
+    p.layout = std::move(*stages);
+  };
+  auto write = [](const TrainingInput& t, nlohmann::json& out) {
+    if (!t.spec.parallel.layout.empty()) {
+      out["pipeline_layout"] = format_pipeline_layout(t.spec.parallel.layout);
+    }
+  };
+  return F::custom(info, read, write);
 }
 
 // training.cuda_graph: {"impl": ..., "modules": [...]} (Megatron-LM
@@ -213,6 +248,13 @@ const Table<TrainingInput>& training_table() {
                  {"", "Embedding counts as a layer", "Megatron-LM --account-for-embedding-in-pipeline-split"}),
       F::boolean("account_for_loss_in_pipeline_split", TRAINSIM_AT(spec.parallel.account_for_loss_in_pipeline_split),
                  {"", "Loss counts as a layer", "Megatron-LM --account-for-loss-in-pipeline-split"}),
+      F::choice("pipeline_schedule", TRAINSIM_AT(spec.parallel.schedule), pipeline_schedule_names(),
+                {"", "Pipeline schedule",
+                 "1f1b: Megatron-LM 1F1B, interleaved when vpp > 1; zero_bubble_h1/h2/v: Qi et al. "
+                 "(ICLR 2024), backward split into input-gradient B and weight-gradient W; dualpipe: "
+                 "DeepSeek-V3 (two stages per rank, parameters doubled, forward and backward overlapped); "
+                 "dualpipe_v: its V-shaped variant (vpp 2)"}),
+      pipeline_layout_row(),
       F::choice("cp_comm_type", TRAINSIM_AT(spec.parallel.cp_comm_type), cp_comm_type_names(),
                 {"", "CP comm", "context-parallel exchange (--cp-comm-type)"}),
       F::integer("zero_stage", TRAINSIM_AT(spec.zero_stage), kDefault, 0, 3,
@@ -250,6 +292,25 @@ const Table<TrainingInput>& training_table() {
                  {"", "MoE pad to capacity", "Megatron-LM --moe-pad-expert-input-to-capacity; needs moe_capacity_factor"}),
       F::number("moe_capacity_factor", TRAINSIM_AT(spec.moe.capacity_factor), kDefault, 0.0, kMaxCapacityFactor,
                 false, 1.0, {"", "MoE capacity factor", "Megatron-LM --moe-expert-capacity-factor; 0 = dropless"}),
+      F::number("moe_routing_imbalance", TRAINSIM_AT(spec.moe.routing_imbalance), kDefault, 1.0, kMaxExperts,
+                false, 1.0,
+                {"", "MoE routing imbalance",
+                 "tokens the busiest expert-parallel rank receives over its balanced share (1 = balanced, "
+                 "as in force-balanced benchmarks; at most ep): sets its grouped-GEMM rows, all-to-all "
+                 "receive size and permuted-token memory"}),
+      F::choice("moe_token_dispatcher", TRAINSIM_AT(spec.moe.dispatcher), moe_dispatcher_names(),
+                {"", "MoE dispatcher",
+                 "Megatron-LM --moe-token-dispatcher-type: alltoall sends each (token, expert) copy; flex "
+                 "(DeepEP / HybridEP) crosses the inter-node fabric once per destination node"}),
+      F::choice("moe_router_load_balancing_type", TRAINSIM_AT(spec.moe.load_balancing),
+                moe_load_balancing_names(),
+                {"", "MoE load balancing", "Megatron-LM --moe-router-load-balancing-type (with moe_aux_loss_coeff)"}),
+      F::number("moe_aux_loss_coeff", TRAINSIM_AT(spec.moe.aux_loss_coeff), kDefault, 0.0, 1e6, false, 1.0,
+                {"", "MoE aux loss coeff", "Megatron-LM --moe-aux-loss-coeff; 0 = no auxiliary loss is computed"}),
+      F::boolean("moe_router_enable_expert_bias", TRAINSIM_AT(spec.moe.expert_bias),
+                 {"", "MoE expert bias", "aux-loss-free load balancing (Megatron-LM --moe-router-enable-expert-bias)"}),
+      F::boolean("moe_router_fp32", TRAINSIM_AT(spec.moe.router_fp32),
+                 {"", "MoE router in fp32", "router logits, scores and top-k in fp32 (Megatron-LM --moe-router-dtype fp32)"}),
       F::boolean("moe_permute_probs_fused", TRAINSIM_AT(spec.moe.permute_probs_fused),
                  {"", "MoE probs in activation", "router probabilities applied inside the expert activation (Megatron-Core >= 0.14)"}),
       F::boolean("expandable_segments", TRAINSIM_AT(spec.expandable_segments),

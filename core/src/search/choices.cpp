@@ -18,8 +18,11 @@ namespace trainsim {
 const std::vector<ChoiceDimension>& choice_dimensions() {
   static const std::vector<ChoiceDimension> dimensions = {
       TRAINSIM_CHOICE("cp_comm_type", parallel.cp_comm_type, CpCommType, cp > 1, false),
+      // Every schedule but 1f1b needs pipeline parallelism (time/schedule_orders.cpp,
+      // schedule_supported); each is its own layout (its bubble, memory and overlap differ).
+      TRAINSIM_CHOICE("pipeline_schedule", parallel.schedule, PipelineSchedule, pp > 1, true),
   };
-  static_assert(kMaxChoiceDimensions >= 1);
+  static_assert(kMaxChoiceDimensions >= 2);
   return dimensions;
 }
 

@@ -4,11 +4,31 @@
 #include <limits>
 #include <utility>
 
+#include "search/choices.h"
+
 namespace trainsim {
 namespace {
 
 // Representatives are tried on at most this many stage splits of a class.
 constexpr size_t kRepresentativeSplits = 4;
+
+// W of a representative: each stage's busy time over the step (its compute,
+// host waits and exposed TP/CP/EP communication, time/step_time.cpp) per
+// micro-batch of the step, which counts a DualPipe chunk's half of the
+// micro-batches. Under DualPipe(V) the overlapped forward-backward pairs may
+// hide every expert all-to-all (time/schedule_check.cpp overlapped_pair_s: a
+// pair takes at least its compute), so EP is left out of their W.
+double work_per_micro_batch_s(const Estimate& e, const Candidate& c, PipelineSchedule schedule) {
+  const bool overlaps =
+      schedule == PipelineSchedule::kDualPipe || schedule == PipelineSchedule::kDualPipeV;
+  double busy_s = 0.0;
+  for (const StageTime& s : e.time.stages) {
+    const TimeBreakdown& b = s.breakdown;
+    busy_s += b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
+              b.cp_comm_exposed_s + (overlaps ? 0.0 : b.ep_comm_exposed_s);
+  }
+  return busy_s / static_cast<double>(c.num_micro_batches);
+}
 
 SearchSpec without_recompute(const SearchSpec& spec) {
   SearchSpec copy = spec;
@@ -23,7 +43,8 @@ SearchFloors::SearchFloors(const SearchSpec& spec, const SearchSpace& space)
       space_(space),
       representative_spec_(without_recompute(spec)),
       checker_(representative_spec_),
-      evaluator_(representative_spec_, 0.0) {}
+      evaluator_(representative_spec_, 0.0),
+      schedule_scratch_(spec.training) {}
 
 SearchFloors::Key SearchFloors::key_of(const LayoutClass& c, const SubBlock& b) {
   Key key{c.num_gpus, c.tp, c.cp, c.ep, c.etp, b.sequence_parallel ? 1 : 0, b.micro_batch_size,
@@ -33,27 +54,30 @@ SearchFloors::Key SearchFloors::key_of(const LayoutClass& c, const SubBlock& b) 
 }
 
 void SearchFloors::measure(const LayoutClass& layout) {
-  std::vector<std::pair<int32_t, int32_t>> splits;
+  // Representatives: the first splits of the class, each with the vpp values its
+  // stage plans try (a V-shaped schedule needs vpp 2, a fixed pipeline_layout its own).
+  std::vector<std::array<int32_t, 3>> plans;
+  size_t splits = 0;
   for (const StagePlan& plan : space_.stage_plans(layout.pp)) {
-    const std::pair<int32_t, int32_t> split{plan.first_stage_layers, plan.last_stage_layers};
-    if (std::find(splits.begin(), splits.end(), split) == splits.end()) splits.push_back(split);
-    if (splits.size() == kRepresentativeSplits) break;
+    const std::array<int32_t, 3> key{plan.first_stage_layers, plan.last_stage_layers, plan.vpp};
+    if (std::find(plans.begin(), plans.end(), key) != plans.end()) continue;
+    const bool new_split = plans.empty() || plans.back()[0] != key[0] || plans.back()[1] != key[1];
+    if (new_split && ++splits > kRepresentativeSplits) break;
+    plans.push_back(key);
   }
   for (const SubBlock& block : space_.sub_blocks(layout)) {
     const Key key = key_of(layout, block);
     if (work_s_.count(key) > 0) continue;
-    for (const auto& [first, last] : splits) {
+    for (const auto& [first, last, vpp] : plans) {
       StagePlan plan;
       plan.first_stage_layers = first;
       plan.last_stage_layers = last;
+      plan.vpp = vpp;
       Candidate c = make_candidate(layout, block, plan);
       if (checker_.check(c) != nullptr) continue;
-      const Estimate e = evaluator_.time_bound(c);
-      double work_s = 0.0;
-      for (const StageTime& s : e.time.stages) {
-        work_s += s.forward_per_micro_batch_s + s.backward_per_micro_batch_s;
-      }
-      work_s_.emplace(key, work_s);
+      TrainingSpec& t = schedule_scratch_;
+      for (size_t d = 0; d < choice_dimensions().size(); ++d) choice_dimensions()[d].set(t, c.choice[d]);
+      work_s_.emplace(key, work_per_micro_batch_s(evaluator_.time_bound(c), c, t.parallel.schedule));
       break;
     }
   }

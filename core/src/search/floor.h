@@ -10,7 +10,9 @@
 //    So a block's floor is m x W / pp, with W measured once per (GPU count,
 //    tp, cp, ep, etp, sequence parallelism, choice keys, micro-batch size,
 //    ZeRO stage) on a representative plan without recompute; DP communication,
-//    the optimizer and the pipeline bubble only add to the step.
+//    the optimizer and the pipeline bubble only add to the step. A DualPipe
+//    chunk runs half the micro-batches, and DualPipe(V) may hide every expert
+//    all-to-all behind compute: W counts both (floor.cpp).
 //  - memory: the static-memory bound of the average stage (memory_bound.h).
 // tests/search/bounds_test.cpp checks both against the estimate of every
 // member of random classes on every preset; the brute-force test checks the
@@ -35,8 +37,9 @@ class SearchFloors {
   SearchFloors(const SearchSpec& spec, const SearchSpace& space);
 
   // Measures W for the blocks of `layout` not yet known, from a representative
-  // of this class (an even or the first valid uneven split, vpp 1, no
-  // recompute); a block whose representative is invalid here stays unknown.
+  // of this class (an even or the first valid uneven split, with the first vpp
+  // of its stage plans that is valid, no recompute); a block whose
+  // representative is invalid here stays unknown.
   void measure(const LayoutClass& layout);
 
   // The block's step-time floor in seconds; 0 when unknown (never skips).
@@ -55,6 +58,7 @@ class SearchFloors {
   CandidateChecker checker_;
   CandidateEvaluator evaluator_;
   std::map<Key, double> work_s_;  ///< W per key (per-micro-batch F + B over all stages)
+  TrainingSpec schedule_scratch_;  ///< the choice keys of a representative written into it
 };
 
 // Static memory of every member of the block is at least this (`scratch`: a

@@ -32,7 +32,7 @@ StaticMemoryBound::StaticMemoryBound(const ModelSpec& model) : model_(model) {
 
 double StaticMemoryBound::lower_bound_bytes(const Config& config) const {
   const ParallelSpec& p = config.training.parallel;
-  const PipelineLayout layout = pipeline_layout(model_.num_layers, p);
+  const PipelineLayout layout = pipeline_layout(model_, p);
   const double weight_bytes = min_weight_bytes_per_param(config.training);
   const int64_t vocab = padded_vocab_size(model_, p.tp);
   const auto tp = static_cast<double>(p.tp);
@@ -47,9 +47,8 @@ double StaticMemoryBound::lower_bound_bytes(const Config& config) const {
       counts.tp_sharded += end.tp_sharded - begin.tp_sharded;
       counts.replicated += end.replicated - begin.replicated;
       counts.expert += end.expert - begin.expert;
+      counts += chunk_extra_params(model_, chunk, vocab, p.pp);
     }
-    if (stage == 0) counts += embedding_params(model_, vocab);
-    if (stage == p.pp - 1) counts += last_stage_extra_params(model_, vocab, p.pp);
     const RankParams params{counts.tp_sharded / tp + counts.replicated,
                             counts.expert / expert_split};
     const StaticMemory fixed = static_memory(config.training, params, params.dense * weight_bytes,

@@ -40,6 +40,7 @@ std::string with_commas(int64_t value) {
 
 bool tries_uneven(const SearchSpec& spec, int64_t pp) {
   if (pp <= 1 || spec.uneven_stages == UnevenStages::kNever) return false;
+  if (!spec.training.parallel.layout.empty()) return false;  // the layout is the split
   if (spec.uneven_stages == UnevenStages::kAlways) return true;
   return (spec.model.num_layers + pipeline_slots(spec)) % pp != 0;
 }
@@ -152,11 +153,10 @@ std::vector<int64_t> SearchSpace::cp_choices(int64_t n, int64_t tp) const {
 
 std::vector<int64_t> SearchSpace::pp_choices(int64_t n, int64_t tp, int64_t cp) const {
   const int64_t rest = n / (tp * cp);
-  if (spec_.pp.empty()) return divisors(rest, spec_.model.num_layers);
-  std::vector<int64_t> out;
-  for (const int64_t v : spec_.pp) {
-    if (rest % v == 0) out.push_back(v);
-  }
+  std::vector<int64_t> out = spec_.pp.empty() ? divisors(rest, spec_.model.num_layers) : spec_.pp;
+  // A fixed pipeline_layout of K virtual stages runs on pp ranks dividing K (vpp = K / pp).
+  const auto stages = static_cast<int64_t>(spec_.training.parallel.layout.size());
+  std::erase_if(out, [&](int64_t v) { return rest % v != 0 || (stages > 0 && stages % v != 0); });
   return out;
 }
 
@@ -267,11 +267,20 @@ void SearchSpace::count_stage_plans(int64_t pp) {
     return;
   }
   const int64_t slots = pipeline_slots(spec_);
+  const std::vector<LayoutStage>& fixed = spec_.training.parallel.layout;
   std::vector<StagePlan>& plans = plans_[pp];
   for (const auto& [first, last] : stage_splits(layers, pp, uneven)) {
     int64_t common = 1;   // layers every stage's count is a multiple of (vpp divides it)
     int64_t largest = 0;  // layers of the largest stage
-    if (first > 0) {
+    std::vector<int64_t> vpps = spec_.vpp;
+    if (!fixed.empty()) {
+      // A fixed layout (even split only, pp divides its stages): its own vpp and chunks.
+      const auto layout_vpp = static_cast<int64_t>(fixed.size()) / pp;
+      if (!vpps.empty() && std::find(vpps.begin(), vpps.end(), layout_vpp) == vpps.end()) break;
+      vpps = {layout_vpp};
+      for (const LayoutStage& stage : fixed) largest = std::max(largest, stage.decoder_layers);
+      largest = std::max<int64_t>(largest, 1) * layout_vpp;  // so that its chunk is the largest
+    } else if (first > 0) {
       const int64_t middle = pp > 2 ? (layers - first - last) / (pp - 2) : first;
       common = std::gcd(std::gcd(first, last), middle);
       largest = std::max({first, last, middle});
@@ -279,7 +288,6 @@ void SearchSpace::count_stage_plans(int64_t pp) {
       common = (layers + slots) % pp == 0 ? (layers + slots) / pp : 1;
       largest = (layers + slots + pp - 1) / pp;
     }
-    std::vector<int64_t> vpps = spec_.vpp;
     if (vpps.empty()) vpps = pp > 1 ? divisors(common, common) : std::vector<int64_t>{1};
     for (const int64_t vpp : vpps) {
       const int64_t chunk_layers = (largest + vpp - 1) / vpp;

@@ -55,8 +55,11 @@ std::vector<ChunkTime> block_times(const Config& config,
       block.recompute_s += t.recompute_s;
       block.forward_comm += exposed(t.comm[0], t.compute_s[0], tp_overlap);
       CommTimes backward_comm = exposed(t.comm[1], t.compute_s[1], tp_overlap);
-      backward_comm += exposed(t.comm[2], t.compute_s[2], tp_overlap);
+      const CommTimes weight = exposed(t.comm[2], t.compute_s[2], tp_overlap);
+      backward_comm += weight;
       block.backward_comm += backward_comm;
+      block.weight_s += t.compute_s[2];
+      block.weight_comm += weight;
       block.recompute_comm += exposed(t.recompute_comm, t.recompute_s, tp_overlap);
       block.executed_flops += t.flops[0] + t.flops[1] + t.flops[2] + (t.recompute_s > 0 ? t.flops[0] : 0);
       block.measured_lookups += t.measured_lookups;
@@ -91,6 +94,8 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
     total.forward_s += r * block.forward_s;
     total.backward_s += r * block.backward_s;
     total.recompute_s += r * block.recompute_s;
+    total.weight_s += r * block.weight_s;
+    total.weight_comm += block.weight_comm.scaled(r);
     total.forward_comm += block.forward_comm.scaled(r);
     total.backward_comm += block.backward_comm.scaled(r);
     total.recompute_comm += block.recompute_comm.scaled(r);

@@ -16,6 +16,11 @@ struct ChunkTime {
   double forward_s = 0.0;      ///< compute only
   double backward_s = 0.0;     ///< data + weight gradients, compute only
   double recompute_s = 0.0;
+  /// The weight-gradient pass inside backward_s / backward_comm (the wgrad GEMMs and
+  /// their elementwise work, Pass::kBackwardWeight): the W a zero-bubble or DualPipe
+  /// schedule splits off the input-gradient B (Qi et al., arXiv:2401.10241 section 2).
+  double weight_s = 0.0;
+  CommTimes weight_comm;
   /// GPU idle waiting for the host (time/host_time.h), forward and backward (+ recompute).
   double forward_host_s = 0.0;
   double backward_host_s = 0.0;
@@ -33,6 +38,7 @@ struct ChunkTime {
   double backward_phase_s() const {
     return backward_s + backward_comm.total() + recompute_s + recompute_comm.total() + backward_host_s;
   }
+  double weight_phase_s() const { return weight_s + weight_comm.total(); }
   CommTimes comm() const {
     CommTimes all = forward_comm;
     all += backward_comm;

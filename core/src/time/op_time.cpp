@@ -4,6 +4,7 @@
 
 #include "model/op_context.h"
 #include "time/collectives.h"
+#include "time/moe_routing.h"
 
 namespace trainsim {
 namespace {
@@ -107,7 +108,10 @@ OpTime op_time(const Op& op, const Config& config) {
   }
   std::array<CommTimes, kNumPasses> hidden{};
   for (const CommCall& call : op.comms) {
-    const double seconds = collective_time_s(collective_kind(call.collective), call.bytes,
+    // A routed all-to-all's inter-node share follows the dispatcher and routing (W4).
+    const double bytes =
+        call.routed ? call.bytes * routed_inter_node_scale(config, ep_nodes(config)) : call.bytes;
+    const double seconds = collective_time_s(collective_kind(call.collective), bytes,
                                              comm_group(call.group), config.training.parallel,
                                              system);
     const auto pass = static_cast<size_t>(call.pass);

@@ -8,7 +8,7 @@
 #include "time/collectives.h"
 #include "time/dp_optimizer_time.h"
 #include "time/op_table.h"
-#include "time/pipeline_schedule.h"
+#include "time/pipeline_run.h"
 
 namespace trainsim {
 namespace {
@@ -34,33 +34,6 @@ std::vector<double> boundary_p2p_s(const Config& config) {
     boundary[static_cast<size_t>(s)] = p2p_time_s(bytes, inter, config.system);
   }
   return boundary;
-}
-
-StageP2pTimes stage_p2p(int64_t stage, int64_t pp, const std::vector<double>& boundary) {
-  StageP2pTimes t;
-  if (pp == 1) return t;
-  const auto s = static_cast<size_t>(stage);
-  t.forward_recv_s = stage == 0 ? 0.0 : boundary[s - 1];
-  t.forward_send_s = stage == pp - 1 ? 0.0 : boundary[s];
-  t.backward_recv_s = t.forward_send_s;
-  t.backward_send_s = t.forward_recv_s;
-  return t;
-}
-
-// Transfers one micro-batch makes on a stage: every virtual chunk receives and
-// sends in both directions except the very first and last chunk of the model.
-double p2p_per_micro_batch_s(int64_t stage, const ParallelSpec& p,
-                             const std::vector<double>& boundary) {
-  if (p.pp == 1) return 0.0;
-  const StageP2pTimes own = stage_p2p(stage, p.pp, boundary);
-  const double wrap = boundary.back();
-  const double extra_chunks = d(p.vpp - 1);
-  double total = own.forward_recv_s + own.forward_send_s + own.backward_recv_s + own.backward_send_s;
-  // Later (earlier) chunks of the first (last) stage also receive (send) across the wrap.
-  const double in = stage == 0 ? wrap : own.forward_recv_s;
-  const double out = stage == p.pp - 1 ? wrap : own.forward_send_s;
-  total += extra_chunks * 2.0 * (in + out);
-  return total;
 }
 
 // SimuMax's empirical straggler model (perf_llm.py): slowdown grows with the
@@ -93,18 +66,29 @@ double exposed_dp_s(const Config& config, const DpTime& dp, double forward_s, do
   return reduce + gather;
 }
 
-const char* event_kind(EventKind kind) {
-  switch (kind) {
-    case EventKind::kForward:
-      return "forward";
-    case EventKind::kBackward:
-      return "backward";
-    case EventKind::kSend:
-      return "send";
-    case EventKind::kRecv:
-      return "recv";
+double busy_s(const TimeBreakdown& b) {
+  return b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s + b.cp_comm_exposed_s +
+         b.ep_comm_exposed_s;
+}
+
+// A stage also idles while the busiest stage (the bottleneck) does the work it
+// has more: busy(bottleneck) - busy(stage) of its idle time is stage imbalance;
+// what remains after the exposed p2p is the schedule's own bubble, the idle
+// time of the bottleneck itself (makespan = busy(bottleneck) + its bubble + p2p).
+void split_stage_imbalance(TimeEstimate& time) {
+  double most = -1.0;
+  for (const StageTime& st : time.stages) {
+    const double busy = busy_s(st.breakdown);
+    if (busy > most) {
+      most = busy;
+      time.bottleneck_stage = st.stage;
+    }
   }
-  return "";
+  for (StageTime& st : time.stages) {
+    TimeBreakdown& b = st.breakdown;
+    b.stage_imbalance_s = std::clamp(most - busy_s(b), 0.0, b.bubble_s);
+    b.bubble_s -= b.stage_imbalance_s;
+  }
 }
 
 void fill_throughput(const Config& config, const std::vector<double>& stage_flops,
@@ -150,39 +134,42 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
   const int64_t micro_batches = t.num_micro_batches;
-  const double mbc = d(micro_batches);
+  // Each chunk of a rank runs this many micro-batches (half under DualPipe).
+  const double mbc = d(micro_batches_per_chunk(p.schedule, micro_batches));
   const std::vector<std::vector<OpTime>> per_op = block_op_times(config, plan);
   const std::vector<ChunkTime> per_block = block_times(config, per_op);
-  const std::vector<double> boundary = boundary_p2p_s(config);
-  ScheduleInput schedule;
-  schedule.num_micro_batches = micro_batches;
-  schedule.interleaved_p2p_s = *std::max_element(boundary.begin(), boundary.end());
-  schedule.record_timeline = options.timeline && !options.pipeline_lower_bound &&
-                             p.pp * p.vpp * micro_batches <= kMaxTimelinePasses;
+  PipelineRunInput run_in;
+  run_in.schedule = p.schedule;
+  run_in.num_micro_batches = micro_batches;
+  run_in.boundary_p2p_s = boundary_p2p_s(config);
+  const int64_t chunks = static_cast<int64_t>(plan.stages.front().size());
+  run_in.record_timeline = options.timeline && !options.pipeline_lower_bound &&
+                           p.pp * chunks * micro_batches <= kMaxTimelinePasses;
   std::vector<ChunkTime> stage_totals(plan.stages.size());
   std::vector<double> stage_flops(plan.stages.size(), 0.0);
   for (size_t s = 0; s < plan.stages.size(); ++s) {
-    schedule.phases.emplace_back();
+    run_in.chunks.emplace_back();
     for (const ChunkPlan& chunk : plan.stages[s]) {
       const ChunkTime ct = chunk_time(per_block, chunk, config.system.efficiency.host);
-      schedule.phases.back().push_back({ct.forward_phase_s(), ct.backward_phase_s()});
+      run_in.chunks.back().push_back(ct);
       ChunkTime& total = stage_totals[s];
       total.forward_s += ct.forward_s;
       total.backward_s += ct.backward_s;
       total.recompute_s += ct.recompute_s;
+      total.weight_s += ct.weight_s;
       total.forward_host_s += ct.forward_host_s;
       total.backward_host_s += ct.backward_host_s;
       total.forward_comm += ct.forward_comm;
       total.backward_comm += ct.backward_comm;
       total.recompute_comm += ct.recompute_comm;
+      total.weight_comm += ct.weight_comm;
       stage_flops[s] += mbc * ct.executed_flops;
       out.time.measured_efficiency_lookups += ct.measured_lookups;
       out.time.model_efficiency_lookups += ct.model_lookups;
     }
-    schedule.p2p.push_back(stage_p2p(static_cast<int64_t>(s), p.pp, boundary));
   }
-  const ScheduleResult pipeline = options.pipeline_lower_bound ? pipeline_lower_bound(schedule)
-                                                                : simulate_pipeline(schedule);
+  const PipelineRun pipeline =
+      options.pipeline_lower_bound ? pipeline_run_lower_bound(run_in) : run_pipeline(run_in);
   const double ratio = straggler_ratio(config);
   TimeEstimate& time = out.time;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
@@ -191,7 +178,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     st.stage = static_cast<int64_t>(s);
     st.forward_per_micro_batch_s = c.forward_phase_s();
     st.backward_per_micro_batch_s = c.backward_phase_s();
-    st.pipeline_s = pipeline.stage_finish_s[s];
+    st.pipeline_s = pipeline.finish_s[s];
     const DpTime dp = dp_comm_time(config, memory[s].dense_parameters, memory[s].expert_parameters);
     st.dp_comm_s = dp.total();
     st.dp_comm_exposed_s =
@@ -206,11 +193,12 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     b.host_overhead_s = mbc * (c.forward_host_s + c.backward_host_s);
     b.tp_comm_exposed_s = mbc * comm.tp_s;
     b.cp_comm_exposed_s = mbc * comm.cp_s;
-    b.ep_comm_exposed_s = mbc * comm.ep_s;
+    // DualPipe's overlapped F&B pairs hide expert all-to-all behind compute.
+    b.ep_comm_exposed_s = std::max(0.0, mbc * comm.ep_s - pipeline.hidden_ep_s[s]);
     const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
                         b.cp_comm_exposed_s + b.ep_comm_exposed_s;
     const double idle = std::max(0.0, pipeline.makespan_s - busy);
-    b.pp_comm_exposed_s = std::min(idle, mbc * p2p_per_micro_batch_s(st.stage, p, boundary));
+    b.pp_comm_exposed_s = std::min(idle, pipeline.p2p_s[s]);
     b.bubble_s = idle - b.pp_comm_exposed_s;
     b.straggler_s = (ratio - 1.0) * pipeline.makespan_s;
     b.dp_comm_exposed_s = st.dp_comm_exposed_s;
@@ -221,19 +209,16 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     }
     time.stages.push_back(st);
   }
+  split_stage_imbalance(time);
   time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
   time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
   bool host_waited = false;
   for (const StageTime& st : time.stages) host_waited = host_waited || st.breakdown.host_overhead_s > 0.0;
   out.calibration = calibration_of(config, plan, per_op, host_waited);
-  out.timeline.included = schedule.record_timeline;
-  if (schedule.record_timeline) {
+  out.timeline.included = run_in.record_timeline;
+  if (run_in.record_timeline) {
     for (size_t s = 0; s < pipeline.timeline.size(); ++s) {
-      std::vector<TimelineSpan> spans;
-      spans.reserve(pipeline.timeline[s].size() + 2);
-      for (const TimelineEvent& e : pipeline.timeline[s]) {
-        spans.push_back({event_kind(e.kind), e.micro_batch, e.chunk, e.start_s, e.end_s});
-      }
+      std::vector<TimelineSpan> spans = pipeline.timeline[s];
       const StageTime& st = time.stages[s];
       const double end = ratio * pipeline.makespan_s;
       spans.push_back({"dp_comm", -1, -1, end, end + st.dp_comm_exposed_s});

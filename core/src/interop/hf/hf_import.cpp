@@ -124,10 +124,8 @@ void read_activation(HfReader& r, const Family& f, json& m) {
   const bool gelu = name.rfind("gelu", 0) == 0;
   if (f.gated_gelu ? !gelu : !silu) {
     r.error(key, "expected \"" + fallback + "\" (the gated MLP trainsim models), got \"" + name + "\"");
-  } else if (f.gated_gelu) {
-    r.note("the gated GeLU MLP (GeGLU) is modelled as swiglu: same shapes, same cost");
   }
-  m["activation"] = "swiglu";
+  m["activation"] = f.gated_gelu ? "geglu" : "swiglu";
 }
 
 void read_attention(HfReader& r, const Family& f, json& m, int64_t hidden, int64_t heads) {

@@ -5,8 +5,10 @@
 //            i not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
 //   DeepSeek (modeling_deepseek.py, V2 and V3): layer i is MoE iff
 //            i >= first_k_dense_replace and i % moe_layer_freq == 0.
-// trainsim models a leading block of dense layers followed by MoE layers.
+// A leading dense block is num_dense_layers; other patterns moe_layer_freq.
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "interop/hf/hf_import.h"
 #include "input_limits.h"
@@ -27,31 +29,39 @@ void read_hf_mixtral(HfReader& r, json& m) {
 
 namespace {
 
-// mlp_only_layers must be {0, 1, ..., k-1}; returns k, or -1 after an error.
-int64_t leading_dense_block(HfReader& r, int64_t num_layers) {
+// A per-layer MoE pattern: a leading dense block becomes num_dense_layers, any other
+// pattern moe_layer_freq (the schema folds it the same way).
+void set_layer_pattern(json& moe, const std::vector<int8_t>& pattern) {
+  size_t dense = 0;
+  while (dense < pattern.size() && pattern[dense] == 0) ++dense;
+  bool block = true;
+  for (size_t i = dense; i < pattern.size(); ++i) block = block && pattern[i] == 1;
+  if (block) {
+    moe["num_dense_layers"] = static_cast<int64_t>(dense);
+  } else {
+    moe["num_dense_layers"] = 0;
+    moe["moe_layer_freq"] = pattern;
+  }
+}
+
+// mlp_only_layers: layer indices in [0, num_layers); empty on error.
+std::optional<std::vector<int64_t>> dense_layer_list(HfReader& r, int64_t num_layers) {
   const json* layers = r.get("mlp_only_layers");
-  if (layers == nullptr) return 0;
+  if (layers == nullptr) return std::vector<int64_t>{};
   if (!layers->is_array()) {
     r.error("mlp_only_layers", "expected an array of layer indices");
-    return -1;
+    return std::nullopt;
   }
   std::vector<int64_t> indices;
   for (const json& index : *layers) {
     if (!index.is_number_integer() || index.get<int64_t>() < 0 || index.get<int64_t>() >= num_layers) {
       r.error("mlp_only_layers", "expected layer indices in [0, " + std::to_string(num_layers) +
                                      "), got " + index.dump());
-      return -1;
+      return std::nullopt;
     }
     indices.push_back(index.get<int64_t>());
   }
-  std::sort(indices.begin(), indices.end());
-  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
-  if (!indices.empty() && indices.back() != static_cast<int64_t>(indices.size()) - 1) {
-    r.error("mlp_only_layers", "only a leading block of dense layers (0, 1, ..., k-1) is supported, got " +
-                                   layers->dump());
-    return -1;
-  }
-  return static_cast<int64_t>(indices.size());
+  return indices;
 }
 
 }  // namespace
@@ -62,10 +72,17 @@ void read_hf_qwen_moe(HfReader& r, json& m, bool shared_expert) {
               {"top_k", r.required("num_experts_per_tok", 1, kMaxExperts)},
               {"expert_ffn_hidden_size", r.required("moe_intermediate_size", 1, kMaxWidth)},
               {"shared_expert_ffn_hidden_size", 0}};
-  if (const auto step = r.integer("decoder_sparse_step", 1, kMaxLayers); step && *step != 1) {
-    r.error("decoder_sparse_step", "only 1 (every layer MoE) is supported, got " + std::to_string(*step));
+  // modeling_qwen2_moe.py / modeling_qwen3_moe.py: layer i is sparse iff i is not in
+  // mlp_only_layers and (i + 1) % decoder_sparse_step == 0 (defaults 1 and []).
+  const int64_t step = r.integer("decoder_sparse_step", 1, kMaxLayers).value_or(1);
+  const auto dense = dense_layer_list(r, num_layers);
+  std::vector<int8_t> pattern(static_cast<size_t>(num_layers), 0);
+  for (int64_t i = 0; i < num_layers; ++i) pattern[static_cast<size_t>(i)] = (i + 1) % step == 0 ? 1 : 0;
+  for (const int64_t i : dense.value_or(std::vector<int64_t>{})) pattern[static_cast<size_t>(i)] = 0;
+  if (std::find(pattern.begin(), pattern.end(), 1) == pattern.end()) {
+    r.error("decoder_sparse_step", "leaves no MoE layer (with mlp_only_layers)");
   }
-  moe["num_dense_layers"] = std::max<int64_t>(0, leading_dense_block(r, num_layers));
+  set_layer_pattern(moe, pattern);
   if (shared_expert) {
     moe["shared_expert_ffn_hidden_size"] = r.required("shared_expert_intermediate_size", 1, kMaxWidth);
     r.note("the sigmoid gate of the Qwen2-MoE shared expert is not modelled");
@@ -91,15 +108,26 @@ void read_hf_deepseek(HfReader& r, json& m) {
   const int64_t num_layers = m["num_layers"].get<int64_t>();
   const int64_t expert_ffn = r.required("moe_intermediate_size", 1, kMaxWidth);
   const int64_t shared = r.integer("n_shared_experts", 0, kMaxExperts).value_or(0);  // None: none
-  if (const auto freq = r.integer("moe_layer_freq", 1, kMaxLayers); freq && *freq != 1) {
-    r.error("moe_layer_freq", "only 1 (every layer after first_k_dense_replace is MoE) is supported, got " +
-                                  std::to_string(*freq));
-  }
-  m["moe"] = {{"num_experts", r.required("n_routed_experts", 1, kMaxExperts)},
+  const int64_t freq = r.integer("moe_layer_freq", 1, kMaxLayers).value_or(1);
+  const int64_t first_dense = r.required("first_k_dense_replace", 0, num_layers - 1);
+  json moe = {{"num_experts", r.required("n_routed_experts", 1, kMaxExperts)},
               {"top_k", r.required("num_experts_per_tok", 1, kMaxExperts)},
               {"expert_ffn_hidden_size", expert_ffn},
-              {"shared_expert_ffn_hidden_size", shared * expert_ffn},
-              {"num_dense_layers", r.required("first_k_dense_replace", 0, num_layers - 1)}};
+              {"shared_expert_ffn_hidden_size", shared * expert_ffn}};
+  std::vector<int8_t> pattern(static_cast<size_t>(num_layers), 0);
+  for (int64_t i = first_dense; i < num_layers; ++i) pattern[static_cast<size_t>(i)] = i % freq == 0 ? 1 : 0;
+  if (std::find(pattern.begin(), pattern.end(), 1) == pattern.end()) {
+    r.error("moe_layer_freq", "leaves no MoE layer after first_k_dense_replace");
+  }
+  set_layer_pattern(moe, pattern);
+  // Group-limited routing (DeepSeek-V3: n_group 8, topk_group 4, one group per node).
+  const int64_t groups = r.integer("n_group", 1, kMaxExperts).value_or(1);
+  const int64_t group_topk = r.integer("topk_group", 1, kMaxExperts).value_or(groups);
+  if (groups > 1 && group_topk < groups) {
+    moe["router_num_groups"] = groups;
+    moe["router_group_topk"] = group_topk;
+  }
+  m["moe"] = moe;
 }
 
 }  // namespace trainsim::interop

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <numeric>
 
+#include "model/pipeline_layout.h"
 #include "schema/enums.h"
 
 namespace trainsim::interop {
@@ -96,6 +97,11 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
   }
   a.add("--normalization", m.norm == Norm::kRmsNorm ? "RMSNorm" : "LayerNorm");
   a.add_if(m.activation == Activation::kSwiglu, "--swiglu");
+  a.add_if(m.activation == Activation::kSquaredRelu, "--squared-relu");
+  if (m.activation == Activation::kGeglu) {
+    notes.push_back("model.activation \"geglu\" has no Megatron-LM flag at core_v0.14.0 (gated GELU, "
+                    "ffn width as given): the flags say gelu");
+  }
   a.add_if(!m.tie_embeddings, "--untie-embeddings-and-output-weights");
   a.add_if(!m.linear_bias, "--disable-bias-linear");
   a.add_if(m.qk_layernorm, "--qk-layernorm");
@@ -127,14 +133,15 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
     }
     if (!m.moe->layer_pattern.empty()) {
       a.add("--moe-layer-freq", layer_pattern_expression(m.moe->layer_pattern));
-      notes.push_back("model.moe.moe_layer_freq is written as Megatron-LM's --moe-layer-freq pattern; "
-                      "trainsim's Megatron-LM import reads only leading dense layers followed by MoE layers");
     } else if (m.moe->num_dense_layers > 0) {
       a.add("--moe-layer-freq", "([0]*" + str(m.moe->num_dense_layers) + "+[1]*" +
                                     str(m.num_layers - m.moe->num_dense_layers) + ")");
     }
+    if (m.moe->router_num_groups > 0) a.add("--moe-router-num-groups", m.moe->router_num_groups);
+    if (m.moe->router_group_topk > 0) a.add("--moe-router-group-topk", m.moe->router_group_topk);
     a.add("--moe-grouped-gemm");
-    a.add("--moe-token-dispatcher-type", "alltoall");
+    a.add("--moe-token-dispatcher-type",
+          c.training.moe.dispatcher == MoeDispatcher::kFlex ? "flex" : "alltoall");
   }
 }
 
@@ -180,7 +187,17 @@ void parallel_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   if (p.sequence_parallel && p.tp == 1) {
     notes.push_back("sequence_parallel is dropped: Megatron-LM disables it when tp is 1");
   }
-  if (p.vpp > 1) a.add("--num-virtual-stages-per-pipeline-rank", p.vpp);
+  if (p.schedule != PipelineSchedule::kOneFOneB) {
+    notes.push_back("training.pipeline_schedule \"" + schema::pipeline_schedule_names().of(p.schedule) +
+                    "\" is not a Megatron-LM schedule (zero-bubble: sail-sg/zero-bubble-pipeline-"
+                    "parallelism; DualPipe: deepseek-ai/DualPipe); the flags describe the same "
+                    "model split");
+  }
+  if (!p.layout.empty()) {
+    a.add("--pipeline-model-parallel-layout", format_pipeline_layout(p.layout));
+  } else if (p.vpp > 1) {
+    a.add("--num-virtual-stages-per-pipeline-rank", p.vpp);
+  }
   if (p.num_layers_in_first_stage) a.add("--decoder-first-pipeline-num-layers", *p.num_layers_in_first_stage);
   if (p.num_layers_in_last_stage) a.add("--decoder-last-pipeline-num-layers", *p.num_layers_in_last_stage);
   a.add_if(p.account_for_embedding_in_pipeline_split, "--account-for-embedding-in-pipeline-split");
@@ -248,6 +265,18 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
     a.add("--moe-expert-capacity-factor", nlohmann::json(t.moe.capacity_factor).dump());
   }
   a.add_if(c.model.moe && t.moe.pad_to_capacity, "--moe-pad-expert-input-to-capacity");
+  if (c.model.moe) {
+    const MoeTrainingSpec moe_defaults;
+    if (t.moe.load_balancing != moe_defaults.load_balancing) {
+      a.add("--moe-router-load-balancing-type", schema::moe_load_balancing_names().of(t.moe.load_balancing));
+    }
+    if (t.moe.aux_loss_coeff > 0.0) a.add("--moe-aux-loss-coeff", nlohmann::json(t.moe.aux_loss_coeff).dump());
+    a.add_if(t.moe.expert_bias, "--moe-router-enable-expert-bias");
+    if (t.moe.router_fp32) a.add("--moe-router-dtype", "fp32");
+    if (t.moe.routing_imbalance != moe_defaults.routing_imbalance) {
+      notes.push_back("training.moe_routing_imbalance describes the routing, not a Megatron-LM flag");
+    }
+  }
   if (!t.kernels.fused_norm) notes.push_back("fused_norm false has no Megatron-LM flag");
   if (t.moe.permute_probs_fused) notes.push_back("moe_permute_probs_fused has no Megatron-LM flag");
   // Allocator and NCCL settings are environment variables of the launch, not flags.

@@ -126,6 +126,8 @@ const char* const kRead[] = {
     "--cuda-graph-impl", "--cuda-graph-modules", "--cuda-graph-scope", "--enable-cuda-graph",
     "--external-cuda-graph", "--no-masked-softmax-fusion", "--no-bias-dropout-fusion",
     "--no-rope-fusion", "--moe-permute-fusion", "--moe-router-fusion",
+    "--moe-router-num-groups", "--moe-router-group-topk", "--moe-router-load-balancing-type",
+    "--moe-aux-loss-coeff", "--moe-router-enable-expert-bias", "--moe-router-dtype",
 };
 
 struct Noted {
@@ -248,7 +250,7 @@ const char* const kHarmless[] = {
     "--rope-type", "--mrope-section", "--relative-attention-num-buckets",
     "--relative-attention-max-distance", "--use-rope-scaling", "--rope-scaling-factor", "--mscale",
     "--mscale-all-dim", "--cache-mla-latents", "--moe-use-legacy-grouped-gemm", "--moe-use-upcycling",
-    "--moe-upcycling-granularity", "--moe-aux-loss-coeff", "--moe-z-loss-coeff",
+    "--moe-upcycling-granularity", "--moe-z-loss-coeff",
     "--moe-input-jitter-eps", "--moe-per-layer-logging", "--moe-token-drop-policy",
     "--tp-comm-bootstrap-backend", "--enable-experimental", "--disable-msc", "--sft",
     "--sft-tokenizer-prompt-format", "--use-fused-weighted-squared-relu", "--fp8-margin",

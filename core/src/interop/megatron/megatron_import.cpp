@@ -4,9 +4,11 @@
 #include "interop/megatron/megatron_import.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "input_limits.h"
 #include "interop/megatron/megatron_flags.h"
+#include "model/pipeline_layout.h"
 #include "schema/preset_store.h"
 
 namespace trainsim::interop {
@@ -86,6 +88,35 @@ void read_virtual_pipeline(FlagReader& r, json& t, int64_t num_layers, int64_t p
   t["vpp"] = layers / pp / *value;
 }
 
+// --pipeline-model-parallel-layout (arguments.py: excludes the other virtual
+// pipeline flags; vpp = stages / pp). The layout itself is checked as the
+// config's training.pipeline_layout. Returns whether the flag was given.
+bool read_pipeline_layout(FlagReader& r, json& t, int64_t pp) {
+  const char* name = "--pipeline-model-parallel-layout";
+  const auto text = r.text(name);
+  if (!text) return r.has(name);
+  for (const char* other : {"--num-layers-per-virtual-pipeline-stage",
+                            "--num-virtual-stages-per-pipeline-rank",
+                            "--virtual-pipeline-model-parallel-size"}) {
+    if (r.has(other)) r.error(other, std::string("cannot be combined with ") + name);
+  }
+  std::string error;
+  const auto stages = parse_pipeline_layout(*text, &error);
+  if (!stages) {
+    r.error(name, error);
+    return true;
+  }
+  const auto count = static_cast<int64_t>(stages->size());
+  if (count % pp != 0) {
+    r.error(name, "has " + str(count) + " stages, not a multiple of --pipeline-model-parallel-size (" +
+                      str(pp) + ")");
+    return true;
+  }
+  t["pipeline_layout"] = *text;
+  t["vpp"] = count / pp;
+  return true;
+}
+
 void read_parallel(FlagReader& r, json& t, int64_t num_layers, bool moe) {
   const int64_t tp = r.integer("--tensor-model-parallel-size", 1, kMaxGpus).value_or(1);
   const int64_t pp = r.integer("--pipeline-model-parallel-size", 1, kMaxLayers).value_or(1);
@@ -106,9 +137,7 @@ void read_parallel(FlagReader& r, json& t, int64_t num_layers, bool moe) {
   }
   t["account_for_embedding_in_pipeline_split"] = r.flag("--account-for-embedding-in-pipeline-split");
   t["account_for_loss_in_pipeline_split"] = r.flag("--account-for-loss-in-pipeline-split");
-  if (r.has("--pipeline-model-parallel-layout")) {
-    r.error("--pipeline-model-parallel-layout", "not supported: use --decoder-first/last-pipeline-num-layers");
-  }
+  if (read_pipeline_layout(r, t, pp)) return;
   read_virtual_pipeline(r, t, num_layers, pp);
 }
 
@@ -267,6 +296,35 @@ void read_kernels(FlagReader& r, json& t) {
   if (r.flag("--use-legacy-models")) r.note("--use-legacy-models is estimated like Megatron-Core models");
 }
 
+// Router load balancing (arguments.py: --moe-router-load-balancing-type and
+// --moe-aux-loss-coeff take one entry per loss; transformer_config.py
+// moe_router_enable_expert_bias, moe_router_dtype).
+void read_moe_router(FlagReader& r, json& t) {
+  const char* type_flag = "--moe-router-load-balancing-type";
+  const std::vector<std::string> types = r.list(type_flag).value_or(std::vector<std::string>{"aux_loss"});
+  const std::vector<std::string> modelled = {"aux_loss", "seq_aux_loss", "global_aux_loss", "none"};
+  if (types.empty() || std::find(modelled.begin(), modelled.end(), types.front()) == modelled.end()) {
+    r.error(type_flag, "expected one of aux_loss, seq_aux_loss, global_aux_loss, none (the modelled losses)");
+  } else {
+    t["moe_router_load_balancing_type"] = types.front();
+  }
+  if (types.size() > 1) r.note(std::string(type_flag) + ": only the first loss, " + types.front() + ", is modelled");
+  if (const auto coeffs = r.list("--moe-aux-loss-coeff"); coeffs && !coeffs->empty()) {
+    char* end = nullptr;
+    const double coeff = std::strtod(coeffs->front().c_str(), &end);
+    if (end == coeffs->front().c_str() || *end != '\0' || !(coeff >= 0.0 && coeff <= 1e6)) {
+      r.error("--moe-aux-loss-coeff", "expected a number in [0, 1e6], got \"" + coeffs->front() + "\"");
+    } else {
+      t["moe_aux_loss_coeff"] = coeff;
+    }
+  }
+  t["moe_router_enable_expert_bias"] = r.flag("--moe-router-enable-expert-bias");
+  if (const auto dtype = r.choice("--moe-router-dtype", {"fp32", "fp64"})) {
+    if (*dtype == 1) r.note("--moe-router-dtype fp64 is estimated like fp32");
+    t["moe_router_fp32"] = true;
+  }
+}
+
 void read_moe_training(FlagReader& r, json& t) {
   const auto factor = r.number("--moe-expert-capacity-factor", 0.0, 1e6);
   const bool pad = r.flag("--moe-pad-expert-input-to-capacity");
@@ -274,11 +332,12 @@ void read_moe_training(FlagReader& r, json& t) {
   t["moe_capacity_factor"] = factor.value_or(0.0);
   t["moe_pad_to_capacity"] = pad && factor.has_value();
   const auto dispatcher = r.choice("--moe-token-dispatcher-type", {"allgather", "alltoall", "flex"});
-  if (dispatcher.value_or(0) != 1) {
-    r.note(std::string("--moe-token-dispatcher-type ") + (dispatcher ? (*dispatcher == 0 ? "allgather" : "flex")
-                                                                     : "is not given (Megatron-LM's default allgather)") +
+  if (dispatcher.value_or(0) == 0) {
+    r.note(std::string("--moe-token-dispatcher-type ") + (dispatcher ? "allgather" : "is not given (Megatron-LM's default allgather)") +
            ": trainsim prices token dispatch as an all-to-all");
   }
+  t["moe_token_dispatcher"] = dispatcher.value_or(0) == 2 ? "flex" : "alltoall";
+  read_moe_router(r, t);
   if (!r.flag("--moe-grouped-gemm")) {
     r.note("--moe-grouped-gemm is not given: trainsim prices the experts as one grouped GEMM");
   }

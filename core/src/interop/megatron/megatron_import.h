@@ -27,6 +27,11 @@ nlohmann::json import_megatron(std::string_view text, std::string_view system_pr
 // training section's pipeline arithmetic.
 nlohmann::json read_megatron_model(FlagReader& r, int64_t& num_layers);
 
+// Megatron-LM's --moe-layer-freq: an integer N (layer i is MoE iff i % N == 0) or a
+// Python list expression with one 0/1 per layer. Sets moe["num_dense_layers"] for a
+// leading dense block, else moe["moe_layer_freq"] (the pattern); false after an error.
+bool read_moe_layer_freq(FlagReader& r, int64_t num_layers, nlohmann::json& moe);
+
 // Values estimate would reject (tp not dividing the heads, a global batch not
 // divisible...), checked by the same readers and validate() estimate runs and
 // reported at the flag that set them (megatron_validate.cpp). Without the GPU
@@ -36,10 +41,5 @@ void check_imported_config(const nlohmann::json& config, const FlagReader& r, bo
 
 // A script larger than this is not a launch script (they are a few KiB).
 inline constexpr size_t kMaxScriptBytes = size_t{1} << 20;
-
-// Megatron-LM's --moe-layer-freq: an integer N (one MoE layer every N) or a
-// Python list expression such as "([0]*3+[1]*58)". Returns the number of
-// leading dense layers, or -1 with an issue for other patterns.
-int64_t leading_dense_layers(FlagReader& r, int64_t num_layers);
 
 }  // namespace trainsim::interop

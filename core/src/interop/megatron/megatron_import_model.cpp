@@ -27,11 +27,11 @@ int64_t int_or_default(FlagReader& r, const char* name, int64_t min_value, int64
 
 bool read_activation(FlagReader& r, json& m) {
   const bool swiglu = r.flag("--swiglu");
-  if (r.flag("--squared-relu")) {
-    r.error("--squared-relu", "not supported (trainsim models swiglu and gelu)");
-  }
+  const bool squared_relu = r.flag("--squared-relu");
+  // validate_args: "--squared-relu" asserts that --swiglu is not set.
+  if (squared_relu && swiglu) r.error("--squared-relu", "cannot be combined with --swiglu");
   r.flag("--openai-gelu");  // a GeLU approximation: same shapes and cost
-  m["activation"] = swiglu ? "swiglu" : "gelu";
+  m["activation"] = swiglu ? "swiglu" : (squared_relu ? "squared_relu" : "gelu");
   return swiglu;
 }
 
@@ -190,7 +190,10 @@ void read_moe(FlagReader& r, json& m, int64_t num_layers, int64_t ffn) {
                                                  "Megatron-LM uses --ffn-hidden-size");
   moe["shared_expert_ffn_hidden_size"] =
       r.integer("--moe-shared-expert-intermediate-size", 1, kMaxWidth).value_or(0);
-  moe["num_dense_layers"] = std::max<int64_t>(0, leading_dense_layers(r, num_layers));
+  read_moe_layer_freq(r, num_layers, moe);
+  // Group-limited routing (transformer_config.py moe_router_num_groups / moe_router_group_topk).
+  if (const auto groups = r.integer("--moe-router-num-groups", 1, kMaxExperts)) moe["router_num_groups"] = *groups;
+  if (const auto topk = r.integer("--moe-router-group-topk", 1, kMaxExperts)) moe["router_group_topk"] = *topk;
   m["moe"] = moe;
 }
 

@@ -1,12 +1,13 @@
 // --moe-layer-freq (Megatron-LM arguments.py moe_freq_type / _eval_pattern):
 // an int N means layer i is MoE iff i % N == 0; a string with '[' is a Python
 // expression over int lists, '*' and '+' (characters [,\d\[\]\(\)\+\*] only),
-// one 0 (dense) / 1 (MoE) entry per layer. trainsim models dense layers only
-// as a leading block (DeepSeek's first_k_dense_replace).
+// one 0 (dense) / 1 (MoE) entry per layer.
 #include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "interop/megatron/megatron_import.h"
 
@@ -117,49 +118,55 @@ const char* const kExample = "\"([0]*3+[1]*58)\"";
 
 }  // namespace
 
-int64_t leading_dense_layers(FlagReader& r, int64_t num_layers) {
+// Fills moe["num_dense_layers"] (a leading dense block, DeepSeek's
+// first_k_dense_replace) or moe["moe_layer_freq"] (any other 0/1 pattern, e.g.
+// Llama-4 Maverick's "([0,1]*24)"). False after an error.
+bool read_moe_layer_freq(FlagReader& r, int64_t num_layers, nlohmann::json& moe) {
   const char* name = "--moe-layer-freq";
+  moe["num_dense_layers"] = 0;
   const auto text = r.text(name);
-  if (!text) return r.has(name) ? -1 : 0;
+  if (!text) return !r.has(name);
   std::vector<int64_t> pattern;
   if (text->find('[') == std::string::npos) {
+    // moe_freq_type: an int N; gpt_layer_specs.py: layer i is MoE iff i % N == 0.
     const auto every = r.integer(name, 1, num_layers);
-    if (!every) return -1;
-    if (*every == 1 || num_layers == 1) return 0;
-    r.error(name, std::to_string(*every) + " (one MoE layer every " + std::to_string(*every) +
-                      " layers) is not supported: trainsim models leading dense layers followed "
-                      "by MoE layers, e.g. " + kExample);
-    return -1;
+    if (!every) return false;
+    if (*every == 1) return true;
+    for (int64_t i = 0; i < num_layers; ++i) pattern.push_back(i % *every == 0 ? 1 : 0);
+  } else {
+    const auto evaluated = PatternEvaluator(*text).run();
+    if (!evaluated) {
+      r.error(name, "expected a list expression of 0s and 1s such as " + std::string(kExample) +
+                        ", got \"" + *text + "\"");
+      return false;
+    }
+    pattern = *evaluated;
   }
-  const auto evaluated = PatternEvaluator(*text).run();
-  if (!evaluated) {
-    r.error(name, "expected a list expression of 0s and 1s such as " + std::string(kExample) +
-                      ", got \"" + *text + "\"");
-    return -1;
-  }
-  pattern = *evaluated;
   if (static_cast<int64_t>(pattern.size()) != num_layers) {
     r.error(name, "has " + std::to_string(pattern.size()) + " entries, expected one per layer (" +
                       std::to_string(num_layers) + ")");
-    return -1;
+    return false;
+  }
+  int64_t moe_layers = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != 0 && pattern[i] != 1) {
+      r.error(name, "layer " + std::to_string(i) + " is neither 0 nor 1");
+      return false;
+    }
+    moe_layers += pattern[i];
+  }
+  if (moe_layers == 0) {
+    r.error(name, "has no MoE layer (all entries are 0)");
+    return false;
   }
   int64_t dense = 0;
-  while (dense < num_layers && pattern[static_cast<size_t>(dense)] == 0) ++dense;
-  for (int64_t i = dense; i < num_layers; ++i) {
-    if (pattern[static_cast<size_t>(i)] != 1) {
-      r.error(name, "layer " + std::to_string(i) + " is " +
-                        (pattern[static_cast<size_t>(i)] == 0 ? "dense after MoE layers"
-                                                              : "neither 0 nor 1") +
-                        ": trainsim models leading dense layers followed by MoE layers, e.g. " +
-                        kExample);
-      return -1;
-    }
+  while (pattern[static_cast<size_t>(dense)] == 0) ++dense;
+  if (dense + moe_layers == num_layers) {
+    moe["num_dense_layers"] = dense;
+  } else {
+    moe["moe_layer_freq"] = pattern;
   }
-  if (dense == num_layers) {
-    r.error(name, "has no MoE layer (all entries are 0)");
-    return -1;
-  }
-  return dense;
+  return true;
 }
 
 }  // namespace trainsim::interop

@@ -1,0 +1,26 @@
+// What a pipeline schedule keeps alive on each rank at its activation peak,
+// from the schedule's pass order (time/schedule_runner.h activation_peaks();
+// estimate.cpp hands it from the time model to the memory model). Megatron's
+// 1F1B and interleaved schedules need none: memory replays them itself.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace trainsim {
+
+struct RankInFlight {
+  /// [chunk] micro-batches whose forward of that chunk started and whose
+  /// backward (input gradient) has not ended, at the rank's peak.
+  std::vector<int32_t> in_flight_per_chunk;
+  /// [chunk] micro-batches past their B whose weight-gradient W is pending: a
+  /// share weight_kept_fraction of their activations is still held.
+  std::vector<int32_t> waiting_per_chunk;
+};
+
+struct ScheduleInFlight {
+  double weight_kept_fraction = 0.0;
+  std::vector<RankInFlight> ranks;  ///< [rank]
+};
+
+}  // namespace trainsim
