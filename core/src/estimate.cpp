@@ -78,7 +78,7 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   // alive (Megatron's schedules are replayed by the memory model itself).
   ScheduleInFlight in_flight;
   if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
-    in_flight = schedule_in_flight(config, chunk_stored_bytes(plan));
+    in_flight = schedule_in_flight(config, chunk_stored_bytes(plan), chunk_pass_over_bytes(plan));
   }
   result.memory.stages = estimate_stage_memory(config, plan, options.describe, &in_flight);
   if (options.reference_formulas) {

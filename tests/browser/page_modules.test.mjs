@@ -194,6 +194,14 @@ export async function moduleTests(args) {
       assert.deepEqual(Object.keys(bad.problems).sort(), ['gpus', 'pp', 'recompute', 'zero']);
     });
 
+    it('passes the calculator\'s pipeline schedule to the search as its constraint, and its layout as a shared key', () => {
+      const spec = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=16&seq=4096&mbs=1&gbs=64&pp=4&psc=dualpipe&ppl=Et*8%7Ct*8%7Ct*8%7Ct*8L', catalog).state;
+      const { document, problems } = searchDocument(spec, defaultSearchInputs());
+      assert.deepEqual(problems, {});
+      assert.equal(document.constraints.pipeline_schedule, 'dualpipe');
+      assert.deepEqual(document.training, { pipeline_layout: 'Et*8|t*8|t*8|t*8L' });
+    });
+
     it('searches on a system scaled by the core (scale_system), and leaves the chosen keys out of training', async () => {
       const spec = decode('#v=1&m=llama3-70b&s=h100-sxm-80gb&n=64&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=4&z=2&rc=full&rcm=block&rcn=2&l1=10', catalog).state;
       const scaled = await call('scale_system', JSON.stringify({ system: toConfig(spec).system, figure: 'peak_flops', factor: 2 }));

@@ -44,6 +44,23 @@ TEST(SearchHintsTest, PipelineSplitNamesUnevenStagesAndItLiftsTheRule) {
   EXPECT_TRUE(lifted["hints"].empty());
 }
 
+// A V schedule held to vpp 1: its own rule is named with the vpp constraint, and
+// allowing vpp 2 lifts it.
+TEST(SearchHintsTest, ScheduleRuleNamesVppAndItLiftsTheRule) {
+  Json document = Json::parse(R"({"model": {"preset": "llama3-8b", "num_layers": 8},
+      "system": "h100-sxm-80gb", "num_gpus": 8, "global_batch_size": 64, "seq_len": 4096,
+      "constraints": {"pp": 4, "vpp": 1, "micro_batch_size": 1,
+                      "pipeline_schedule": "zero_bubble_v"}})");
+  const Json blocked = search(document);
+  ASSERT_EQ(blocked["counts"]["candidates"].get<int64_t>(), 0);
+  EXPECT_TRUE(has_hint(blocked, "/constraints/vpp", "/training/pipeline_schedule: zero_bubble_v needs vpp 2"))
+      << blocked["hints"];
+  document["constraints"]["vpp"] = 2;
+  const Json lifted = search(document);
+  EXPECT_GT(lifted["counts"]["feasible"].get<int64_t>(), 0);
+  EXPECT_TRUE(lifted["hints"].empty());
+}
+
 // A 70B model on 8 GPUs with ZeRO 1 and no full recompute: the memory budget
 // blocks every plan; ZeRO 3 and full recompute are named, with the least peak.
 TEST(SearchHintsTest, MemoryBudgetNamesZeroStageAndRecompute) {

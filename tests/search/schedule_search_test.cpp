@@ -114,8 +114,8 @@ TEST(ScheduleSearchTest, FloorsBoundEveryScheduleMember) {
           if (checker.check(c) != nullptr) continue;
           EXPECT_LE(floor_bytes, evaluator.static_bound_bytes(c));
           const CandidateMetrics exact = evaluator.exact(c);
-          EXPECT_LE(floor_s, exact.iteration_s) << document["model"] << " schedule "
-                                                << int{c.choice[1]} << " pp " << c.pp;
+          EXPECT_LE(floor_s, exact.iteration_s)
+              << document["model"] << " schedule " << int{c.choice[1]} << " pp " << c.pp;
           // The screening bound too (pipeline_run_lower_bound of the schedule).
           CandidateMetrics screened;
           if (evaluator.screen(c, evaluator.static_bound_bytes(c), screened) == Screening::kFits) {

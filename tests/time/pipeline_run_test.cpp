@@ -198,3 +198,44 @@ TEST(PipelineRunTest, ImbalanceIsNotBubble) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// A host-bound step (a small MoE model on two H200 stages, 2 x 1024 tokens per
+// micro-batch): with W run apart from B, W's kernel launches are issued when W runs, so
+// doubling the GPU's FLOP/s leaves B no longer and the step no slower (the host time of
+// the whole backward once went to B, and a faster W lengthened the critical path).
+TEST(PipelineRunTest, AFasterGpuNeverSlowsASplitWeightGradientSchedule) {
+  const nlohmann::json base_config = nlohmann::json::parse(R"({"model": {"activation": "swiglu",
+      "ffn_hidden_size": 3072, "hidden_size": 1024, "linear_bias": true, "norm": "rmsnorm",
+      "moe": {"expert_ffn_hidden_size": 1024, "num_dense_layers": 1, "num_experts": 16,
+              "top_k": 8},
+      "num_attention_heads": 16, "num_kv_heads": 4, "num_layers": 6, "vocab_size": 32000},
+    "system": {"num_gpus": 8, "preset": "h200-sxm-141gb"},
+    "training": {"cp": 2, "cp_comm_type": "a2a", "dp": 2, "micro_batch_size": 2,
+      "num_micro_batches": 4, "pp": 2, "seq_len": 1024, "zero_stage": 3}})");
+  const nlohmann::json preset =
+      nlohmann::json::parse(preset_json("h200-sxm-141gb"))["result"]["system"];
+  int host_bound = 0;
+  for (const char* schedule : {"1f1b", "zero_bubble_h1", "zero_bubble_h2", "dualpipe"}) {
+    nlohmann::json config = base_config;
+    config["training"]["pipeline_schedule"] = schedule;
+    const nlohmann::json base = testing::estimate_ok(config);
+    nlohmann::json faster = preset;
+    for (auto& [dtype, tflops] : faster["gpu"]["peak_tflops"].items()) {
+      tflops = tflops.get<double>() * 2;
+    }
+    faster["num_gpus"] = 8;
+    config["system"] = faster;
+    const nlohmann::json fast = testing::estimate_ok(config);
+    EXPECT_LE(fast["time"]["iteration_s"].get<double>(),
+              base["time"]["iteration_s"].get<double>() * (1 + 1e-12))
+        << schedule;
+    host_bound += fast["time"]["breakdown"]["host_overhead_s"].get<double>() > 0.0 ? 1 : 0;
+  }
+  EXPECT_EQ(host_bound, 4);  // the case is the one it tests: the host holds the GPU back
+}
+
+}  // namespace
+}  // namespace trainsim

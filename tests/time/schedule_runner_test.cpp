@@ -170,6 +170,36 @@ TEST(ScheduleRunnerTest, ActivationsLiveFromForwardStartToBackwardEndAndAShareUn
   EXPECT_DOUBLE_EQ(activation_peaks(o, 0.25, {{1.0, 10.0}})[0].live, 14.5);
 }
 
+// With each pass's working set, the peak is the event where live activations plus the
+// running pass are largest, not the moment of the most live activations: a backward of
+// chunk 0 holding 5 more (a recompute) peaks at mb 0's B of chunk 0, live 2.5 (mb 0 and
+// 1 of chunk 0, and both of chunk 1 waiting for W), although 3.25 are live after the 5th F.
+TEST(ScheduleRunnerTest, ThePeakWithItsRunningPassIsTheLargestEvent) {
+  ScheduleOrders o = detail::megatron_placement(1, 2, 3);
+  o.actions[0] = {pass(ActionKind::kForward, 0, 0),        pass(ActionKind::kForward, 0, 1),
+                  pass(ActionKind::kForward, 1, 0),        pass(ActionKind::kBackward, 0, 1),
+                  pass(ActionKind::kForward, 1, 1),        pass(ActionKind::kBackward, 1, 1),
+                  pass(ActionKind::kBackward, 0, 0),       pass(ActionKind::kBackward, 1, 0),
+                  pass(ActionKind::kWeight, 0, 1),         pass(ActionKind::kWeight, 1, 1),
+                  pass(ActionKind::kWeight, 0, 0),         pass(ActionKind::kWeight, 1, 0),
+                  pass(ActionKind::kForward, 2, 0),        pass(ActionKind::kForward, 2, 1),
+                  pass(ActionKind::kBackwardWeight, 2, 1), pass(ActionKind::kBackwardWeight, 2, 0)};
+  ASSERT_EQ(check_schedule_orders(o), "");
+  const ActivationPeak p = activation_peaks(o, 0.25, {{1.0, 1.0}}, {{{0.0, 5.0}, {0.0, 0.0}}})[0];
+  EXPECT_DOUBLE_EQ(p.live, 3.25);  // the most live activations are still reported
+  EXPECT_DOUBLE_EQ(p.peak_bytes, 7.5);
+  EXPECT_EQ(p.running_chunk, 0);
+  EXPECT_TRUE(p.running_backward);
+  EXPECT_EQ(p.peak_alive, (std::vector<int32_t>{2, 0}));
+  EXPECT_EQ(p.peak_waiting, (std::vector<int32_t>{0, 2}));
+  // A forward working set of chunk 1 instead: the peak is the 5th F (3.25 + 4).
+  const ActivationPeak f = activation_peaks(o, 0.25, {{1.0, 1.0}}, {{{0.0, 0.0}, {4.0, 0.0}}})[0];
+  EXPECT_DOUBLE_EQ(f.peak_bytes, 7.25);
+  EXPECT_EQ(f.running_chunk, 1);
+  EXPECT_FALSE(f.running_backward);
+  EXPECT_EQ(f.peak_alive, (std::vector<int32_t>{2, 1}));
+}
+
 TEST(ScheduleRunnerTest, ZeroBubbleMemoryModelKeeps32hOf34hPlus5asUntilW) {
   // runtime.py: f_mem = 34h + 5as, w_mem = -32h.
   EXPECT_DOUBLE_EQ(weight_kept_fraction(4096, 32, 1024),

@@ -68,6 +68,8 @@ export const TRAINING_LAYOUT = [
   { key: 'num_layers_in_last_stage', url: 'll', group: 'parallel' },
   { key: 'account_for_embedding_in_pipeline_split', url: 'ape', group: 'parallel' },
   { key: 'account_for_loss_in_pipeline_split', url: 'apl', group: 'parallel' },
+  { key: 'pipeline_schedule', url: 'psc', group: 'parallel' },
+  { key: 'pipeline_layout', url: 'ppl', group: 'parallel', pattern: /^[EtmL|*(),\d\s]+$/ },
   { key: 'dp', url: 'dp', group: 'parallel', placeholder: 'auto' },
   { key: 'cp', url: 'cp', group: 'parallel' },
   { key: 'cp_comm_type', url: 'cpc', group: 'parallel' },
@@ -92,6 +94,8 @@ export const TRAINING_LAYOUT = [
   { key: 'moe_pad_to_capacity', url: 'mpc', group: 'moe' },
   { key: 'moe_capacity_factor', url: 'mcf', group: 'moe' },
   { key: 'moe_permute_probs_fused', url: 'mpf', group: 'moe' },
+  { key: 'moe_token_dispatcher', url: 'mtd', group: 'moe' },
+  { key: 'moe_routing_imbalance', url: 'mri', group: 'moe' },
 ];
 
 // The links' own labels ("Bandwidth", "Latency") need the link's name here.

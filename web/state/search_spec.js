@@ -116,6 +116,12 @@ export function searchDocument(spec, inputs, scaledSystem = null) {
   else constraints.zero_stage = [...inputs.zero].sort();
   constraints.sequence_parallel = inputs.sp === 'both' ? 'both' : inputs.sp === 'true';
   if (inputs.uneven) constraints.uneven_stages = true;
+  // Enum keys the search may try several values of (pipeline_schedule,
+  // cp_comm_type) are the search's to set: the calculator's value is the one
+  // tried, instead of leaving the key to the core's default.
+  for (const f of schema()?.search_constraints ?? []) {
+    if (f.items === 'enum' && config.training[f.key] !== undefined) constraints[f.key] = config.training[f.key];
+  }
   const headroom = Number(String(inputs.headroom).trim() || '0');
   if (!(headroom >= 0 && headroom < 99)) problems.headroom = 'a percentage from 0 to 98';
   const topK = positiveInt(inputs.top_k, 10);

@@ -124,6 +124,20 @@ ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks, int64_t pp,
 ActivationPeak scheduled_peak(const std::vector<ChunkWalk>& walks, const RankInFlight& rank,
                               double kept_fraction) {
   ActivationPeak peak;
+  if (rank.running_chunk >= 0) {
+    // The moment activation_peaks() found with the running pass's own working set;
+    // the in-flight count reported stays that of the most live activations.
+    double live = 0.0;
+    for (size_t c = 0; c < walks.size(); ++c) {
+      live += walks[c].stored_bytes * (static_cast<double>(rank.peak_alive[c]) +
+                                       kept_fraction * static_cast<double>(rank.peak_waiting[c]));
+      peak.in_flight += rank.in_flight_per_chunk[c];
+    }
+    const ChunkWalk& walk = walks[static_cast<size_t>(rank.running_chunk)];
+    peak.point = rank.running_backward ? walk.backward : walk.forward;
+    peak.point.bytes += live - walk.stored_bytes;
+    return peak;
+  }
   double live = 0.0;
   int32_t running = -1;
   double extra = -1.0;
@@ -151,6 +165,17 @@ ActivationPeak scheduled_peak(const std::vector<ChunkWalk>& walks, const RankInF
 }
 
 }  // namespace
+
+std::vector<std::vector<PassOverBytes>> chunk_pass_over_bytes(const ModelPlan& plan) {
+  std::vector<std::vector<PassOverBytes>> bytes(plan.stages.size());
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    for (const ChunkPlan& chunk : plan.stages[s]) {
+      const ChunkWalk walk = walk_chunk(plan, chunk);
+      bytes[s].push_back({walk.forward.bytes - walk.stored_bytes, walk.backward.bytes - walk.stored_bytes});
+    }
+  }
+  return bytes;
+}
 
 std::vector<std::vector<double>> chunk_stored_bytes(const ModelPlan& plan) {
   std::vector<std::vector<double>> bytes(plan.stages.size());

@@ -33,4 +33,8 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
 // activation_peaks() picks each rank's peak with).
 std::vector<std::vector<double>> chunk_stored_bytes(const ModelPlan& plan);
 
+// What a micro-batch's forward and backward pass of each chunk hold beyond its
+// stored bytes at their own peaks, [rank][chunk] (activation_peaks() pass_bytes).
+std::vector<std::vector<PassOverBytes>> chunk_pass_over_bytes(const ModelPlan& plan);
+
 }  // namespace trainsim

@@ -9,6 +9,13 @@
 
 namespace trainsim {
 
+// What one micro-batch's pass of a chunk holds beyond its stored activations at the
+// pass's own peak (its working set, recompute included), forward and backward.
+struct PassOverBytes {
+  double forward = 0.0;
+  double backward = 0.0;
+};
+
 struct RankInFlight {
   /// [chunk] micro-batches whose forward of that chunk started and whose
   /// backward (input gradient) has not ended, at the rank's peak.
@@ -16,6 +23,12 @@ struct RankInFlight {
   /// [chunk] micro-batches past their B whose weight-gradient W is pending: a
   /// share weight_kept_fraction of their activations is still held.
   std::vector<int32_t> waiting_per_chunk;
+  /// The moment of the largest live bytes plus the running pass's working set
+  /// (time/schedule_runner.h ActivationPeak): counts then, and that pass.
+  std::vector<int32_t> peak_alive;
+  std::vector<int32_t> peak_waiting;
+  int32_t running_chunk = -1;
+  bool running_backward = false;
 };
 
 struct ScheduleInFlight {

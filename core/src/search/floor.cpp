@@ -76,8 +76,11 @@ void SearchFloors::measure(const LayoutClass& layout) {
       Candidate c = make_candidate(layout, block, plan);
       if (checker_.check(c) != nullptr) continue;
       TrainingSpec& t = schedule_scratch_;
-      for (size_t d = 0; d < choice_dimensions().size(); ++d) choice_dimensions()[d].set(t, c.choice[d]);
-      work_s_.emplace(key, work_per_micro_batch_s(evaluator_.time_bound(c), c, t.parallel.schedule));
+      for (size_t d = 0; d < choice_dimensions().size(); ++d) {
+        choice_dimensions()[d].set(t, c.choice[d]);
+      }
+      const Estimate bound = evaluator_.time_bound(c);
+      work_s_.emplace(key, work_per_micro_batch_s(bound, c, t.parallel.schedule));
       break;
     }
   }

@@ -41,6 +41,21 @@ SearchHint rule_hint(const SearchSpec& spec, const std::string& reason, int64_t 
   } else if (starts_with(reason, "/training/cp_comm_type")) {
     h.constraint = "/constraints/cp_comm_type";
     h.suggestion = "try \"p2p\": it needs no head count divisible by tp*cp";
+  } else if (starts_with(reason, "/training/pipeline_schedule")) {
+    // The schedules' own rules (time/schedule_orders.cpp schedule_supported,
+    // model/pipeline_layout.cpp): micro-batch counts, vpp, an even pp, the split.
+    if (reason.find("micro-batches") != std::string::npos) {
+      h.constraint = "/global_batch_size";
+      h.suggestion = "use a larger global batch, or smaller micro-batches or less dp: the schedule "
+                     "needs more micro-batches per pipeline";
+    } else if (reason.find("needs vpp") != std::string::npos) {
+      h.constraint = "/constraints/vpp";
+      h.suggestion = "allow the vpp the schedule runs: 2 for zero_bubble_v and dualpipe_v, 1 for "
+                     "the others";
+    } else {
+      h.constraint = "/constraints/pipeline_schedule";
+      h.suggestion = "allow another schedule, or give the split as /training/pipeline_layout";
+    }
   } else if (starts_with(reason, "/system/num_gpus")) {
     h.constraint = "/num_gpus";
     h.suggestion = "use GPU counts that are multiples of tp*cp*pp";

@@ -154,9 +154,12 @@ std::vector<int64_t> SearchSpace::cp_choices(int64_t n, int64_t tp) const {
 std::vector<int64_t> SearchSpace::pp_choices(int64_t n, int64_t tp, int64_t cp) const {
   const int64_t rest = n / (tp * cp);
   std::vector<int64_t> out = spec_.pp.empty() ? divisors(rest, spec_.model.num_layers) : spec_.pp;
-  // A fixed pipeline_layout of K virtual stages runs on pp ranks dividing K (vpp = K / pp).
+  // A fixed pipeline_layout of K virtual stages runs on pp ranks dividing K (vpp = K / pp),
+  // never on one rank when K > 1 (vpp needs pipeline stages).
   const auto stages = static_cast<int64_t>(spec_.training.parallel.layout.size());
-  std::erase_if(out, [&](int64_t v) { return rest % v != 0 || (stages > 0 && stages % v != 0); });
+  std::erase_if(out, [&](int64_t v) {
+    return rest % v != 0 || (stages > 0 && (stages % v != 0 || (v == 1 && stages > 1)));
+  });
   return out;
 }
 

@@ -33,7 +33,7 @@ std::vector<ChunkTime> block_times(const Config& config,
   std::vector<ChunkTime> per_block(per_op.size());
   for (size_t b = 0; b < per_op.size(); ++b) {
     ChunkTime& block = per_block[b];
-    HostStretch forward, backward, recompute;
+    HostStretch forward, backward, recompute, weight_pass;
     bool in_graph = false;
     bool recompute_sync = false;
     for (const OpTime& t : per_op[b]) {
@@ -45,6 +45,7 @@ std::vector<ChunkTime> block_times(const Config& config,
       in_graph = t.captured;
       forward.launches += t.launches[0];
       backward.launches += t.launches[1] + t.launches[2];
+      weight_pass.launches += t.launches[2];
       recompute.launches += t.recompute_launches;
       if (t.host_sync) {
         forward.syncs += 1.0;
@@ -68,6 +69,8 @@ std::vector<ChunkTime> block_times(const Config& config,
     forward.gpu_s = block.forward_s + block.forward_comm.total();
     backward.gpu_s = block.backward_s + block.backward_comm.total();
     recompute.gpu_s = block.recompute_s + block.recompute_comm.total();
+    weight_pass.gpu_s = block.weight_s + block.weight_comm.total();
+    block.weight_free = weight_pass;
     if (forward.syncs > 0.0) {
       // A block with a host sync (a dropless MoE layer) is a stretch of its own.
       block.forward_host_s = host_overhead_s(forward, host);
@@ -105,12 +108,17 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
     total.forward_host_s += r * block.forward_host_s;
     total.backward_host_s += r * block.backward_host_s;
     for (auto [pooled, part] : {std::pair{&total.forward_free, &block.forward_free},
-                                std::pair{&total.backward_free, &block.backward_free}}) {
+                                std::pair{&total.backward_free, &block.backward_free},
+                                std::pair{&total.weight_free, &block.weight_free}}) {
       pooled->gpu_s += r * part->gpu_s;
       pooled->launches += r * part->launches;
     }
   }
   total.forward_host_s += host_overhead_s(total.forward_free, host);
+  const HostStretch input_grad{total.backward_free.gpu_s - total.weight_free.gpu_s,
+                               total.backward_free.launches - total.weight_free.launches, 0.0};
+  total.input_grad_host_s = total.backward_host_s + host_overhead_s(input_grad, host);
+  total.weight_host_s = host_overhead_s(total.weight_free, host);
   total.backward_host_s += host_overhead_s(total.backward_free, host);
   return total;
 }

@@ -27,6 +27,12 @@ struct ChunkTime {
   /// Sync-free stretches, pooled over a chunk pass before the host overhead is taken.
   HostStretch forward_free;
   HostStretch backward_free;
+  /// W's part of backward_free. A schedule that runs W apart from B (zero-bubble,
+  /// DualPipe) issues W's kernels when W runs: the host waits of B (with recompute)
+  /// and of W are then taken separately, so a faster GPU never moves host time into B.
+  HostStretch weight_free;
+  double input_grad_host_s = 0.0;
+  double weight_host_s = 0.0;
   CommTimes forward_comm;
   CommTimes backward_comm;
   CommTimes recompute_comm;
@@ -39,6 +45,11 @@ struct ChunkTime {
     return backward_s + backward_comm.total() + recompute_s + recompute_comm.total() + backward_host_s;
   }
   double weight_phase_s() const { return weight_s + weight_comm.total(); }
+  /// B and W when W runs apart (time/pipeline_run.cpp pass_costs).
+  double input_grad_pass_s() const {
+    return backward_phase_s() - backward_host_s + input_grad_host_s - weight_phase_s();
+  }
+  double weight_pass_s() const { return weight_phase_s() + weight_host_s; }
   CommTimes comm() const {
     CommTimes all = forward_comm;
     all += backward_comm;

@@ -77,8 +77,7 @@ double forward_ep_s(const ChunkTime& c) { return c.forward_comm.ep_s; }
 double backward_ep_s(const ChunkTime& c) { return c.backward_comm.ep_s + c.recompute_comm.ep_s; }
 
 PassCosts pass_costs(const ChunkTime& c) {
-  const double weight = c.weight_phase_s();
-  return {c.forward_phase_s(), c.backward_phase_s() - weight, weight};
+  return {c.forward_phase_s(), c.input_grad_pass_s(), c.weight_pass_s()};
 }
 
 // The middle value of each pass kind over the ranks' chunks: the times the ZB-V
@@ -161,7 +160,8 @@ PipelineRun run_ordered(const PipelineRunInput& in) {
     for (const ChunkTime& f : rank) {
       for (const ChunkTime& b : rank) {
         run_in.overlapped_s.back().push_back(overlapped_pair_s(
-            f.forward_phase_s(), forward_ep_s(f), b.backward_phase_s(), backward_ep_s(b)));
+            f.forward_phase_s(), forward_ep_s(f), b.input_grad_pass_s() + b.weight_pass_s(),
+            backward_ep_s(b)));
       }
     }
   }
@@ -172,14 +172,16 @@ PipelineRun run_ordered(const PipelineRunInput& in) {
   run.hidden_ep_s.assign(static_cast<size_t>(pp), 0.0);
   run.p2p_s.assign(static_cast<size_t>(pp), 0.0);
   for (int64_t r = 0; r < pp; ++r) {
-    const auto& costs = run_in.passes[static_cast<size_t>(r)];
+    // A pair's passes (what overlapped_pair_s was given) less the pair: the hidden EP.
+    const auto& rank = in.chunks[static_cast<size_t>(r)];
     for (const Action& a : orders.actions[static_cast<size_t>(r)]) {
       if (a.kind != ActionKind::kOverlapped) continue;
-      const PassCosts& f = costs[static_cast<size_t>(a.chunk)];
-      const PassCosts& b = costs[static_cast<size_t>(a.backward_chunk)];
+      const ChunkTime& f = rank[static_cast<size_t>(a.chunk)];
+      const ChunkTime& b = rank[static_cast<size_t>(a.backward_chunk)];
       const double pair = run_in.overlapped_s[static_cast<size_t>(r)]
                                              [static_cast<size_t>(a.chunk * chunks + a.backward_chunk)];
-      run.hidden_ep_s[static_cast<size_t>(r)] += f.forward_s + b.backward_s + b.weight_s - pair;
+      run.hidden_ep_s[static_cast<size_t>(r)] +=
+          f.forward_phase_s() + b.input_grad_pass_s() + b.weight_pass_s() - pair;
     }
   }
   // Every hop of a micro-batch's route that crosses a link is sent by one rank
@@ -260,7 +262,8 @@ PipelineRun pipeline_run_lower_bound(const PipelineRunInput& in) {
 }
 
 ScheduleInFlight schedule_in_flight(const Config& config,
-                                    const std::vector<std::vector<double>>& stored_bytes) {
+                                    const std::vector<std::vector<double>>& stored_bytes,
+                                    const std::vector<std::vector<PassOverBytes>>& pass_bytes) {
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
   ScheduleInFlight out;
@@ -272,8 +275,10 @@ ScheduleInFlight schedule_in_flight(const Config& config,
   options.weight_kept_fraction = out.weight_kept_fraction;
   const ScheduleOrders orders =
       make_schedule_orders(p.schedule, p.pp, p.vpp, t.num_micro_batches, options);
-  for (const ActivationPeak& peak : activation_peaks(orders, out.weight_kept_fraction, stored_bytes)) {
-    out.ranks.push_back({peak.in_flight_per_chunk, peak.waiting_per_chunk});
+  for (const ActivationPeak& peak :
+       activation_peaks(orders, out.weight_kept_fraction, stored_bytes, pass_bytes)) {
+    out.ranks.push_back({peak.in_flight_per_chunk, peak.waiting_per_chunk, peak.peak_alive,
+                         peak.peak_waiting, peak.running_chunk, peak.running_backward});
   }
   return out;
 }

@@ -178,7 +178,8 @@ std::string check_schedule_orders(const ScheduleOrders& orders) {
 
 std::vector<ActivationPeak> activation_peaks(
     const ScheduleOrders& orders, double weight_kept_fraction,
-    const std::vector<std::vector<double>>& chunk_weights) {
+    const std::vector<std::vector<double>>& chunk_weights,
+    const std::vector<std::vector<PassOverBytes>>& pass_bytes) {
   const auto chunks = static_cast<size_t>(orders.num_chunks);
   TRAINSIM_CHECK(chunk_weights.empty() || chunk_weights.size() == orders.actions.size(),
                  "activation peaks: chunk_weights must be empty or have one row per rank");
@@ -190,6 +191,9 @@ std::vector<ActivationPeak> activation_peaks(
                      "activation peaks: chunk_weights rows need num_chunks entries");
       weight = chunk_weights[r];
     }
+    TRAINSIM_CHECK(pass_bytes.empty() || (pass_bytes.size() == orders.actions.size() &&
+                                          pass_bytes[r].size() == chunks),
+                   "activation peaks: pass_bytes must have [rank][chunk] entries");
     std::vector<int32_t> alive(chunks, 0), waiting(chunks, 0);
     ActivationPeak& peak = peaks[r];
     peak.in_flight_per_chunk.assign(chunks, 0);
@@ -201,11 +205,24 @@ std::vector<ActivationPeak> activation_peaks(
                      "activation peaks: chunk out of range");
       return static_cast<size_t>(chunk);
     };
+    // The running pass on top of what is live (its own micro-batch counted in alive).
+    auto running = [&](size_t c, bool backward) {
+      if (pass_bytes.empty()) return;
+      const double bytes = live + (backward ? pass_bytes[r][c].backward : pass_bytes[r][c].forward);
+      if (peak.running_chunk < 0 || bytes > peak.peak_bytes) {
+        peak.peak_bytes = bytes;
+        peak.peak_alive = alive;
+        peak.peak_waiting = waiting;
+        peak.running_chunk = static_cast<int32_t>(c);
+        peak.running_backward = backward;
+      }
+    };
     // An F start is the only event that adds memory, so peaks happen right after one.
     auto forward = [&](int32_t chunk) {
       const size_t c = at(chunk);
       live += weight[c];
       ++alive[c];
+      running(c, false);
       peak.max_in_flight_per_chunk[c] = std::max(peak.max_in_flight_per_chunk[c], alive[c]);
       if (live > peak.live + 1e-12 * std::max(1.0, peak.live)) {
         peak.live = live;
@@ -219,6 +236,7 @@ std::vector<ActivationPeak> activation_peaks(
           forward(a.chunk);
           break;
         case ActionKind::kBackward:
+          running(at(a.chunk), true);
           live -= weight[at(a.chunk)] * (1.0 - weight_kept_fraction);
           --alive[at(a.chunk)];
           ++waiting[at(a.chunk)];
@@ -228,11 +246,13 @@ std::vector<ActivationPeak> activation_peaks(
           --waiting[at(a.chunk)];
           break;
         case ActionKind::kBackwardWeight:
+          running(at(a.chunk), true);
           live -= weight[at(a.chunk)];
           --alive[at(a.chunk)];
           break;
         case ActionKind::kOverlapped:  // the F's activation exists before the BW frees its own
           forward(a.chunk);
+          running(at(a.backward_chunk), true);
           live -= weight[at(a.backward_chunk)];
           --alive[at(a.backward_chunk)];
           break;

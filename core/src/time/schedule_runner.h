@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "model/schedule_in_flight.h"
+
 namespace trainsim {
 
 enum class ActionKind : uint8_t {
@@ -116,7 +118,15 @@ struct ActivationPeak {
   std::vector<int32_t> in_flight_per_chunk;      ///< [chunk] at the peak
   std::vector<int32_t> waiting_per_chunk;        ///< [chunk] at the peak
   std::vector<int32_t> max_in_flight_per_chunk;  ///< [chunk] each chunk's own maximum
+  /// With pass_bytes: the moment whose live activations plus the running pass's own
+  /// working set are largest, with the counts then and that pass (chunk, B or F).
+  double peak_bytes = 0.0;
+  std::vector<int32_t> peak_alive;    ///< [chunk], the running micro-batch included
+  std::vector<int32_t> peak_waiting;  ///< [chunk]
+  int32_t running_chunk = -1;         ///< -1: no pass_bytes given
+  bool running_backward = false;
 };
+
 
 struct ScheduleRun {
   double makespan_s = 0.0;  ///< last finish over ranks, time 0 = first F starts
@@ -146,10 +156,13 @@ ScheduleRun run_schedule(const ScheduleOrders& orders, const ScheduleRunInput& i
 
 // Peak activations per rank from the order alone (times do not matter).
 // chunk_weights [rank][chunk] (e.g. stored bytes per micro-batch) choose which
-// moment is the peak; empty: 1 per chunk.
+// moment is the peak; empty: 1 per chunk. pass_bytes [rank][chunk] (with stored
+// bytes as weights): also the peak of live bytes plus the running pass's working
+// set, at each forward and backward (peak_bytes and the fields after it).
 std::vector<ActivationPeak> activation_peaks(
     const ScheduleOrders& orders, double weight_kept_fraction,
-    const std::vector<std::vector<double>>& chunk_weights = {});
+    const std::vector<std::vector<double>>& chunk_weights = {},
+    const std::vector<std::vector<PassOverBytes>>& pass_bytes = {});
 
 // The ZB memory model's kept share 32h / (34h + 5as) (runtime.py above; the
 // per-layer 34sbh + 5as^2b of Korthikanti et al. arXiv:2205.05198 Table 2 with

@@ -159,6 +159,8 @@ void estimate_time(const Config& config, const ModelPlan& plan,
       total.weight_s += ct.weight_s;
       total.forward_host_s += ct.forward_host_s;
       total.backward_host_s += ct.backward_host_s;
+      total.input_grad_host_s += ct.input_grad_host_s;
+      total.weight_host_s += ct.weight_host_s;
       total.forward_comm += ct.forward_comm;
       total.backward_comm += ct.backward_comm;
       total.recompute_comm += ct.recompute_comm;
@@ -190,7 +192,11 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     b.forward_s = mbc * c.forward_s;
     b.backward_s = mbc * c.backward_s;
     b.recompute_s = mbc * c.recompute_s;
-    b.host_overhead_s = mbc * (c.forward_host_s + c.backward_host_s);
+    // A schedule that runs W apart waits on the host for B and for W separately.
+    const double backward_host_s = p.schedule == PipelineSchedule::kOneFOneB
+                                       ? c.backward_host_s
+                                       : c.input_grad_host_s + c.weight_host_s;
+    b.host_overhead_s = mbc * (c.forward_host_s + backward_host_s);
     b.tp_comm_exposed_s = mbc * comm.tp_s;
     b.cp_comm_exposed_s = mbc * comm.cp_s;
     // DualPipe's overlapped F&B pairs hide expert all-to-all behind compute.
