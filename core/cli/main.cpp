@@ -29,6 +29,9 @@ constexpr const char* kUsage = R"(usage:
   trainsim export megatron|json|csv CONFIG.json [--raw]
                                        the config as Megatron-LM flags, as canonical trainsim
                                        JSON, or its estimate as CSV; --raw prints only the text
+  trainsim alloc-trace CONFIG.json [--stage N]
+                                       the allocation trace of pipeline stage N (default 0) as
+                                       [id, size_bytes, is_free] events, for a GPU replay
   trainsim version
 Output is one JSON envelope: {"schema_version":1,"ok":true,"result":{...}} or
 {"schema_version":1,"ok":false,"errors":[{"path":"/training/tp","message":"..."}]}.
@@ -198,6 +201,17 @@ int main(int argc, char** argv) {
     std::string error;
     if (!read_input(args[1], text, error)) return file_error("", error);
     return emit(trainsim::call(command, text));
+  }
+  if (command == "alloc-trace") {
+    if (args.size() != 2 && !(args.size() == 4 && args[2] == "--stage")) {
+      return usage_error("alloc-trace takes CONFIG.json [--stage N]");
+    }
+    std::string text;
+    std::string error;
+    if (!read_input(args[1], text, error)) return file_error("", error);
+    std::string input = "{\"config\": " + text;
+    if (args.size() == 4) input += ", \"stage\": " + args[3];
+    return emit(trainsim::call("allocation_trace", input + "}"));
   }
   if (command == "schema") {
     if (args.size() != 1) return usage_error("schema takes no argument");

@@ -3,7 +3,10 @@
 
 #include "estimate_options.h"
 #include "memory/reference_formulas.h"
+#include "memory/op_table.h"
 #include "memory/stage_memory.h"
+#include "memory/stage_replay.h"
+#include "estimate_suggestions.h"
 #include "model/model_plan.h"
 #include "model/param_count.h"
 #include "time/pipeline_run.h"
@@ -25,18 +28,41 @@ ModelSummary summarize_model(const Config& config) {
   return s;
 }
 
-void check_fit(const Config& config, bool describe, Estimate& estimate) {
-  const double capacity = config.system.gpu.hbm_capacity_bytes;
-  for (const StageMemory& stage : estimate.memory.stages) {
-    if (stage.peak_bytes > capacity) {
-      estimate.fits = false;
-      if (!describe) continue;
-      estimate.reasons.push_back(
-          "stage " + std::to_string(stage.stage) + " needs " +
-          std::to_string(stage.peak_bytes / kGiB).substr(0, 6) + " GiB at its peak but the GPU has " +
-          std::to_string(capacity / kGiB).substr(0, 6) + " GiB");
-    }
+// The verdict decides `fits`; an out-of-memory plan's reasons are the
+// estimate's reasons, a tight plan's go to its notes.
+void apply_verdict(const Config& config, const EstimateOptions& options, Estimate& estimate) {
+  MemoryEstimate& m = estimate.memory;
+  m.verdict = memory_verdict(config, m.stages, options.memory_headroom, options.describe);
+  estimate.fits = m.verdict.status != "out_of_memory";
+  for (const std::string& reason : m.verdict.reasons) {
+    (estimate.fits ? estimate.notes : estimate.reasons).push_back(reason);
   }
+  if (options.describe && config.system.gpu.usable_memory_bytes <= 0.0) {
+    estimate.notes.push_back(
+        "system.gpu.usable_memory_mib is not given: the memory verdict checks against "
+        "hbm_capacity_gib, which is more than PyTorch can use (an H100 80GB reports 81,089 MiB)");
+  }
+}
+
+// Stages whose traces are past the replay's bounds (memory/stage_replay.h).
+void note_unreplayed_stages(const Config& config, Estimate& estimate) {
+  int64_t count = 0, first = -1;
+  for (const StageMemory& s : estimate.memory.stages) {
+    if (s.allocator.replayed) continue;
+    if (count++ == 0) first = s.stage;
+  }
+  if (count == 0) return;
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    estimate.notes.push_back(
+        "the allocation trace follows Megatron-LM's 1F1B and interleaved orders only: under this "
+        "pipeline_schedule no stage is replayed through the caching allocator, and reserved bytes "
+        "are the allocated peak, a lower bound");
+    return;
+  }
+  estimate.notes.push_back(
+      std::to_string(count) + " pipeline stage(s) (the first: stage " + std::to_string(first) +
+      ") were not replayed through the caching allocator: their allocation traces are past the "
+      "replay's bounds; their reserved bytes are the allocated peak, a lower bound");
 }
 
 }  // namespace
@@ -61,14 +87,30 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     result.memory.megatron_theoretical_bytes =
         megatron_theoretical_memory_bytes(config.model, config.training);
   }
+  if (options.allocator_replay) {
+    ReplayOptions replay;
+    replay.describe = options.describe;
+    replay.find_need = options.memory_need;
+    replay_stage_memory(config, plan, result.memory.stages, replay);
+    if (options.describe) note_unreplayed_stages(config, result);
+  } else {
+    lower_bound_reserved(config, result.memory.stages);
+  }
   for (const StageMemory& s : result.memory.stages) {
     if (s.peak_bytes > result.memory.peak_bytes) {
       result.memory.peak_bytes = s.peak_bytes;
       result.memory.peak_stage = s.stage;
     }
     result.memory.reserved_bytes = std::max(result.memory.reserved_bytes, s.reserved_bytes);
+    result.memory.device_bytes = std::max(result.memory.device_bytes, s.device_bytes);
   }
-  check_fit(config, options.describe, result);
+  if (options.describe) {
+    result.memory.ops = memory_op_table(plan, static_cast<size_t>(result.memory.peak_stage));
+  }
+  apply_verdict(config, options, result);
+  if (!result.fits && options.suggestions) {
+    result.memory.suggestions = memory_suggestions(config, options);
+  }
   if (options.time_only_within_bytes > 0.0 &&
       result.memory.peak_bytes > options.time_only_within_bytes) {
     return result;

@@ -4,6 +4,7 @@
 // (time_lower_bound, documented below, is the one exception).
 #pragma once
 
+#include "memory/verdict.h"
 #include "model/model_plan.h"
 #include "trainsim/result.h"
 #include "trainsim/spec.h"
@@ -21,6 +22,17 @@ struct EstimateOptions {
   /// > 0: when the peak memory exceeds this many bytes, stop after the memory
   /// part (time, throughput and timeline stay empty; fits and reasons are set).
   double time_only_within_bytes = 0.0;
+  /// Replay each stage's allocation trace through the caching allocator for reserved
+  /// memory (memory/stage_replay.h). false: reserved = allocated, a lower bound, and
+  /// the verdict is then a lower bound of the memory need (the search's screening).
+  bool allocator_replay = true;
+  /// The verdict's "tight" zone (memory/verdict.h).
+  double memory_headroom = kDefaultMemoryHeadroom;
+  /// When the plan does not fit, look for nearby plans that do (memory.suggestions).
+  bool suggestions = true;
+  /// For a stage the allocator cannot serve, find the least capacity it runs in
+  /// (memory/stage_replay.h; false: one replay without a limit, an overstatement).
+  bool memory_need = true;
 };
 
 // cache: blocks shared across calls (see BlockCache for what must stay fixed);

@@ -66,6 +66,7 @@ void add_counters(benchmark::State& state, const trainsim::SearchCounts& c) {
   state.counters["evaluated"] = static_cast<double>(c.evaluated);
   state.counters["timed"] = static_cast<double>(c.timed);
   state.counters["feasible"] = static_cast<double>(c.feasible);
+  state.counters["replay_rejected"] = static_cast<double>(c.rejected_by_replay);
   state.counters["peak_rss_mib"] = peak_rss_mib();
 }
 

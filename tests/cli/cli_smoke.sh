@@ -23,4 +23,11 @@ echo "$out" | grep -q '"llama3-8b"' || fail "presets list: $out"
 out=$("$bin" presets h100-sxm-80gb); rc=$?
 [ $rc -eq 0 ] || fail "preset show exit $rc"
 echo "$out" | grep -q '"sources"' || fail "preset show: $out"
+out=$(echo "$cfg" | "$bin" alloc-trace - --stage 1); rc=$?
+[ $rc -eq 0 ] || fail "alloc-trace exit $rc: $out"
+echo "$out" | grep -q '"events"' || fail "alloc-trace has no events: $out"
+out=$(echo "$cfg" | "$bin" alloc-trace - --stage 2); rc=$?
+[ $rc -eq 2 ] || fail "alloc-trace with a stage out of range exit $rc (want 2): $out"
+"$bin" alloc-trace >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || fail "alloc-trace without a file exit $rc (want 1)"
 echo "cli smoke ok"

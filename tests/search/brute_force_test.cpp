@@ -1,7 +1,9 @@
 // The search returns what estimating every valid candidate one by one gives:
-// the same top K (plans, order and figures), the same Pareto front, and, with
-// the floors off, the same feasible / infeasible counts; pruning never drops
-// a plan that fits. With the floors on (the default) the results are the
+// the same top K (plans, order and figures), the same Pareto front (both over
+// the plans whose memory verdict, allocator replay included, is "fits"), and,
+// with the floors off, the same feasible / infeasible counts (the verdict's
+// lower bound: allocated instead of reserved memory); pruning never drops a
+// plan that fits. With the floors on (the default) the results are the
 // same, on any number of threads, and the pages of a search merge into it.
 #include <gtest/gtest.h>
 
@@ -62,6 +64,27 @@ const BruteForceCase kCases[] = {
 
 class SearchBruteForceTest : public ::testing::TestWithParam<BruteForceCase> {};
 
+// The memory verdict of an estimate under another headroom (memory/verdict.h).
+bool fits_with_headroom(const Json& memory, double headroom) {
+  const Json& verdict = memory["verdict"];
+  if (verdict["status"] == "out_of_memory") return false;
+  for (const Json& stage : memory["stages"]) {
+    if (stage["allocator"]["alloc_retries"].get<int64_t>() > 0) return false;
+  }
+  return verdict["margin_bytes"].get<double>() >= headroom * verdict["usable_bytes"].get<double>();
+}
+
+// The verdict's lower bound: allocated instead of reserved memory.
+bool lower_bound_fits(const Json& memory, double headroom) {
+  const double usable = memory["verdict"]["usable_bytes"].get<double>();
+  for (const Json& stage : memory["stages"]) {
+    const double device =
+        stage["peak_bytes"].get<double>() + stage["outside_allocator_bytes"].get<double>();
+    if (usable - device < headroom * usable) return false;
+  }
+  return true;
+}
+
 struct Brute {
   int64_t index;
   double iteration_s, peak_bytes, tokens_per_s_per_gpu, time_to_train_s, gpu_hours;
@@ -87,7 +110,7 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   const Enumeration all = enumerate_candidates(spec);
   const StaticMemoryBound bound(spec.model);
   std::vector<Brute> fits;
-  int64_t infeasible = 0, pruned = 0;
+  int64_t infeasible = 0, pruned = 0, rejected_by_replay = 0;
   for (size_t i = 0; i < all.candidates.size(); ++i) {
     const Json config = report::candidate_config_json(request, all.candidates[i]);
     const Json estimate = Json::parse(estimate_json(config.dump()));
@@ -99,12 +122,18 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
     if (bound.lower_bound_bytes(parsed) > budget) {
       ++pruned;
       EXPECT_GT(peak, budget) << "pruned a plan that fits: " << config;
+      EXPECT_FALSE(fits_with_headroom(r["memory"], spec.memory_headroom)) << config;
       continue;
     }
     const Json& t = r["throughput"];
     const double gpu_hours = t.value("gpu_hours_to_train", 0.0);
-    if (peak > budget || (spec.max_gpu_hours > 0.0 && gpu_hours > spec.max_gpu_hours)) {
+    if (!lower_bound_fits(r["memory"], spec.memory_headroom) ||
+        (spec.max_gpu_hours > 0.0 && gpu_hours > spec.max_gpu_hours)) {
       ++infeasible;
+      continue;
+    }
+    if (!fits_with_headroom(r["memory"], spec.memory_headroom)) {
+      ++rejected_by_replay;  // feasible by the lower bound, not by the replayed verdict
       continue;
     }
     const Json& c = config["training"];
@@ -120,7 +149,12 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   EXPECT_EQ(counts["candidates"].get<int64_t>(), static_cast<int64_t>(all.candidates.size()));
   EXPECT_EQ(counts["pruned"].get<int64_t>(), pruned);
   EXPECT_EQ(counts["infeasible"].get<int64_t>(), infeasible);
-  EXPECT_EQ(counts["feasible"].get<int64_t>(), static_cast<int64_t>(fits.size()));
+  EXPECT_EQ(counts["feasible"].get<int64_t>(),
+            static_cast<int64_t>(fits.size()) + rejected_by_replay);
+  // Every feasible plan is in the points sample of a small search, so every one is replayed.
+  if (all.considered <= 4 * kMaxSearchPoints) {
+    EXPECT_EQ(counts["rejected_by_replay"].get<int64_t>(), rejected_by_replay);
+  }
   EXPECT_EQ(counts["skipped"].get<int64_t>() + counts["bounded"].get<int64_t>(), 0);
   ASSERT_FALSE(fits.empty());
 
@@ -194,6 +228,7 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
             c["candidates"].get<int64_t>());
   EXPECT_EQ(c["infeasible"].get<int64_t>() + c["feasible"].get<int64_t>(),
             c["evaluated"].get<int64_t>());
+  EXPECT_LE(c["rejected_by_replay"].get<int64_t>(), rejected_by_replay);
   // Any number of threads: the same result, counts included.
   EXPECT_EQ(search_with(request, threads).dump(), bounded.dump());
 }
@@ -251,7 +286,7 @@ TEST(SearchBruteForceTest, PagesMergeIntoTheWholeSearch) {
       for (const char* work : {"skipped", "invalid", "invalid_by_reason", "candidates",
                                "uneven_candidates", "bounded", "pruned", "pruned_by_reason",
                                "evaluated", "infeasible", "infeasible_by_reason", "feasible",
-                               "timed"}) {
+                               "timed", "rejected_by_replay"}) {
         (*r)["counts"].erase(work);
       }
     }
@@ -293,8 +328,10 @@ TEST(SearchBruteForceTest, PointsAreTimedFeasiblePlans) {
   Json document = Json::parse(kCases[0].search);
   document["include_points"] = true;
   const Json result = Json::parse(search_json(document.dump()))["result"];
-  // A small search samples every plan it screened that fits, up to the bound.
-  const auto feasible = result["counts"]["feasible"].get<size_t>();
+  // A small search samples every plan it screened that fits, up to the bound
+  // (the allocator replay's verdict decides: those it rejects are not points).
+  const auto feasible = result["counts"]["feasible"].get<size_t>() -
+                        result["counts"]["rejected_by_replay"].get<size_t>();
   ASSERT_GT(feasible, 0u);
   EXPECT_EQ(result["points"]["rows"].size(),
             std::min(feasible, static_cast<size_t>(kMaxSearchPoints)));

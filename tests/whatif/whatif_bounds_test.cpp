@@ -31,6 +31,7 @@ Json system_at_its_floors() {
     }
   };
   lower(system["gpu"]);
+  system["gpu"]["compute_capability"] = 9.0;  // a version (cuBLAS workspace sizes), not a rate
   lower(system["intra_node"]);
   lower(system["inter_node"]);
   system["num_gpus"] = 16;

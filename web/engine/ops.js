@@ -9,7 +9,7 @@
 // Besides the core's ops, a worker answers two of its own: 'version'
 // (Module.version()) and 'ready' (the page's module has loaded).
 export const TOOL_OPS = new Set(['search', 'search_merge', 'whatif', 'scale_system',
-  'import_hf', 'import_megatron', 'import_simumax', 'export_megatron']);
+  'import_hf', 'import_megatron', 'import_simumax', 'export_megatron', 'allocation_trace']);
 
 // loadPage() and loadTools() each return a promise of a created module.
 export function moduleSet(loadPage, loadTools) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainsim {
@@ -16,6 +17,35 @@ struct ModelSummary {
   int64_t num_dense_layers = 0;
 };
 
+// A device-memory consumer outside PyTorch's allocator, with its source.
+struct MemoryTerm {
+  std::string name;
+  double bytes = 0.0;
+  std::string source;
+};
+
+// The caching-allocator replay of a stage's allocation trace (memory/trace_replay.h).
+struct AllocatorReplaySummary {
+  bool replayed = false;         ///< false: the trace was too long to replay (reserved = allocated)
+  std::string granularity;       ///< "op" or "layer" (one tensor per layer, for long traces)
+  int64_t events = 0;            ///< allocations and frees replayed
+  double peak_allocated_bytes = 0.0;       ///< torch.cuda.max_memory_allocated (rounded blocks)
+  double allocated_at_peak_reserved_bytes = 0.0;
+  int64_t segments = 0;          ///< cudaMalloc'ed segments at the end
+  int64_t device_allocations = 0;  ///< cudaMalloc calls (page mappings with expandable segments)
+  int64_t alloc_retries = 0;     ///< allocations that had to free the cache first
+  bool out_of_memory = false;    ///< an allocation failed inside the usable capacity
+  std::string peak_reserved_at;  ///< the op or buffer whose allocation set the reserved peak
+};
+
+// Allocated and reserved bytes through the steady step (maxima over each run of events).
+struct MemoryTimelinePoint {
+  int64_t event = 0;  ///< last event of the run, from the steady step's start
+  double allocated_bytes = 0.0;
+  double reserved_bytes = 0.0;
+  std::string pass;   ///< e.g. "F mb 3 chunk 0": the pass running at the run's allocated peak
+};
+
 // Memory of one pipeline stage (one GPU of that stage), at its peak.
 // peak_bytes = parameters + gradients + optimizer + buffers + activations + transient.
 struct StageMemory {
@@ -24,11 +54,18 @@ struct StageMemory {
   double parameters_bytes = 0.0;
   double gradients_bytes = 0.0;           ///< main-grad buffers (fp32 unless grad_reduce_in_bf16)
   double optimizer_bytes = 0.0;           ///< fp32 master weights + Adam moments, sharded per ZeRO
-  double buffers_bytes = 0.0;             ///< static buffers such as TE dummy wgrad tensors
+  double buffers_bytes = 0.0;             ///< static buffers: TE dummy wgrad tensors + workspace_bytes
+  double workspace_bytes = 0.0;           ///< of buffers: cuBLAS workspaces, the output layer's gather buffer
   double activations_bytes = 0.0;         ///< activations held at the peak (in-flight micro-batches)
   double transient_bytes = 0.0;           ///< working set of the op running at the peak
   double peak_bytes = 0.0;                ///< peak allocated bytes (torch max_memory_allocated)
-  double reserved_bytes = 0.0;            ///< estimate of the caching allocator's reserved bytes
+  double reserved_bytes = 0.0;            ///< peak reserved bytes of the allocator replay
+  double fragmentation_bytes = 0.0;       ///< reserved - allocated at the reserved peak
+  double outside_allocator_bytes = 0.0;   ///< CUDA context, NCCL, userbuffers (sum of outside)
+  double device_bytes = 0.0;              ///< reserved + outside: what must fit the usable capacity
+  std::vector<MemoryTerm> outside;
+  AllocatorReplaySummary allocator;
+  std::vector<MemoryTimelinePoint> timeline;
   double activations_per_micro_batch_bytes = 0.0;
   double dense_parameters = 0.0;          ///< parameter elements held by this GPU (non-expert)
   double expert_parameters = 0.0;         ///< routed-expert parameter elements held by this GPU
@@ -36,12 +73,46 @@ struct StageMemory {
   std::string peak_op;                    ///< e.g. "layer 3 mlp.linear_fc2 (backward)"
 };
 
+// Does it fit: the stage with the least room decides. device = reserved + outside.
+struct MemoryVerdict {
+  std::string status = "fits";     ///< fits | tight | out_of_memory
+  double margin_bytes = 0.0;       ///< usable - device bytes of the deciding stage (< 0: OOM)
+  double usable_bytes = 0.0;       ///< the capacity PyTorch reports (what OOM is checked against)
+  double headroom_fraction = 0.0;  ///< "tight" when margin < headroom x usable
+  double device_bytes = 0.0;       ///< of the deciding stage
+  int64_t stage = 0;               ///< the deciding stage
+  std::vector<std::string> reasons;
+};
+
+// A nearby plan that fits (memory.suggestions): what changes and how it fares.
+struct MemorySuggestion {
+  std::string change;            ///< e.g. "tp 2 -> 4"
+  std::vector<std::pair<std::string, std::string>> set;  ///< config keys and their new values
+  std::string status;            ///< its verdict (fits or tight)
+  double margin_bytes = 0.0;
+  double device_bytes = 0.0;
+  double iteration_s = 0.0;      ///< its step time (0 when not estimated)
+};
+
+// One op of the peak stage's distinct blocks: what it saves and needs (one micro-batch).
+struct MemoryOpRow {
+  std::string block;  ///< e.g. "layer 0-31 (dense)", "embedding", "head"
+  std::string op;
+  double saved_bytes = 0.0;
+  double forward_transient_bytes = 0.0;
+  double backward_transient_bytes = 0.0;
+};
+
 struct MemoryEstimate {
   double peak_bytes = 0.0;      ///< max over stages of StageMemory::peak_bytes
   double reserved_bytes = 0.0;  ///< max over stages of StageMemory::reserved_bytes
+  double device_bytes = 0.0;    ///< max over stages of StageMemory::device_bytes
   double capacity_bytes = 0.0;  ///< GPU HBM capacity
   int64_t peak_stage = 0;
   std::vector<StageMemory> stages;
+  MemoryVerdict verdict;
+  std::vector<MemorySuggestion> suggestions;
+  std::vector<MemoryOpRow> ops;  ///< of the stage with the highest peak
   /// Closed-form references, for comparison only (see memory/reference_formulas.h).
   double korthikanti2022_activations_bytes = 0.0;
   double megatron_theoretical_bytes = 0.0;

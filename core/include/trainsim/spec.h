@@ -242,6 +242,11 @@ struct TrainingSpec {
   KernelSpec kernels;
   OverlapSpec overlap;
   MoeTrainingSpec moe;
+  /// PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (the allocator maps pages into one
+  /// growing segment per stream instead of cudaMalloc'ing fixed segments).
+  bool expandable_segments = false;
+  /// NCCL_NVLS_ENABLE (NCCL's default uses NVLS where the system has it; 0 disables it).
+  bool nccl_nvls = true;
 };
 
 enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kP2p };
@@ -274,6 +279,16 @@ struct GpuSpec {
   double peak_bf16_flops_per_s = 0.0;
   double peak_fp16_flops_per_s = 0.0;
   double peak_fp8_flops_per_s = 0.0;
+  /// What PyTorch reports as the device's total memory (torch.cuda.mem_get_info()[1],
+  /// the figure its out-of-memory message calls "total capacity"): what the allocator and
+  /// everything outside it share. 0 = not given: hbm_capacity_bytes is used (with a note).
+  double usable_memory_bytes = 0.0;
+  /// CUDA context and loaded kernel modules of one training process (outside PyTorch's
+  /// allocator). < 0 = not given (trainsim then assumes 512 MiB, with a note).
+  double cuda_context_bytes = -1.0;
+  /// CUDA compute capability (9.0 = Hopper); sets cuBLAS workspace sizes and NCCL's NVLS
+  /// channels. 0 = not given (Hopper's figures, with a note).
+  double compute_capability = 0.0;
   /// Dense fp4 peak; > 0 marks block-scaled (MX / NV) tensor cores (Blackwell), which
   /// MXFP8 and NVFP4 need (Transformer Engine quantization.py: compute capability >= 10.0).
   double peak_fp4_flops_per_s = 0.0;
@@ -365,6 +380,11 @@ struct SystemSpec {
   /// Multi-node slowdown of the pipeline: 1 + x/(x+1) * c * sqrt(x), x = log2(nodes in a
   /// data-parallel group) (SimuMax's empirical straggler model). 0 disables it.
   double straggler_coefficient = 0.0;
+  /// NCCL channels of a collective communicator (and per NVLink peer for send/recv).
+  int64_t nccl_channels = 16;
+  /// NCCL NVLS (NVLink SHARP) buffers per intra-node collective communicator; 0 = the
+  /// system has no NVLS (no NVSwitch multicast).
+  double nvls_buffer_bytes = 0.0;
   std::map<std::string, Provenance> provenance;
 };
 

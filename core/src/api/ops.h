@@ -34,6 +34,9 @@ ApiResult import_simumax(std::string_view model_text, std::string_view strategy_
 ApiResult import_megatron_document(std::string_view input);
 ApiResult import_simumax_document(std::string_view input);
 
+// api/memory_ops.cpp: {"config": ..., "stage": n} -> the stage's allocation trace.
+ApiResult allocation_trace(std::string_view input);
+
 // api/search_ops.cpp: search and what-if documents in.
 ApiResult search(std::string_view search_text);
 ApiResult search_merge(std::string_view pages_text);

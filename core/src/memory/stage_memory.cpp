@@ -3,17 +3,14 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
-#include "memory/static_memory.h"
+#include "memory/peak_names.h"
+#include "memory/stage_statics.h"
 #include "trainsim/issue.h"
 
 namespace trainsim {
 namespace {
-
-// Allocator headroom: torch's caching allocator reserves more than it hands
-// out. SimuMax's B200 validation measured reserved / allocated between 1.028
-// and 1.093 (mean 1.048) on Megatron-LM runs; we use the mean.
-constexpr double kReservedOverAllocated = 1.048;
 
 struct PeakPoint {
   double bytes = -1.0;
@@ -54,26 +51,6 @@ ChunkWalk walk_chunk(const ModelPlan& plan, const ChunkPlan& chunk) {
   if (walk.forward.bytes < base) walk.forward = {base, 0.0, -1, -1, -1, WalkPhase::kForward};
   if (walk.backward.bytes < 0.0) walk.backward = {0.0, 0.0, -1, -1, -1, WalkPhase::kBackward};
   return walk;
-}
-
-std::string describe(const ModelPlan& plan, const PeakPoint& peak) {
-  static const char* kPhases[] = {"forward", "backward", "recompute forward", "recompute backward"};
-  if (peak.block < 0) return "end of forward";
-  const Block& block = *plan.blocks[static_cast<size_t>(peak.block)];
-  std::string name = peak.op < 0 ? "end" : block.ops[static_cast<size_t>(peak.op)].name;
-  if (peak.layer >= 0) {
-    // A multi-layer block (uniform recompute group): find the layer of the op.
-    int64_t layer = peak.layer;
-    if (block.num_layers > 1 && peak.op >= 0) {
-      int64_t starts = 0;
-      for (int32_t i = 1; i <= peak.op; ++i) {
-        if (std::string(block.ops[static_cast<size_t>(i)].name) == "input_layernorm") ++starts;
-      }
-      layer += starts;
-    }
-    name = "layer " + std::to_string(layer) + " " + name;
-  }
-  return name + " (" + kPhases[static_cast<int>(peak.phase)] + ")";
 }
 
 // Megatron's interleaved schedule table: micro-batches in groups, each group
@@ -187,39 +164,6 @@ ActivationPeak scheduled_peak(const std::vector<ChunkWalk>& walks, const RankInF
   return peak;
 }
 
-void add_static_memory(const Config& config, const ModelPlan& plan, size_t stage, StageMemory& s) {
-  RankParams params;
-  double weight_bytes_dense = 0.0, weight_bytes_expert = 0.0;
-  std::vector<std::pair<int64_t, int64_t>> wgrad_shapes;
-  for (const ChunkPlan& chunk : plan.stages[stage]) {
-    for (const BlockRun& run : chunk.runs) {
-      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
-      const double repeat = static_cast<double>(run.repeat);
-      for (const Op& op : block.ops) {
-        params.dense += repeat * op.dense_params;
-        params.expert += repeat * op.expert_params;
-        weight_bytes_dense += repeat * op.dense_params * op.weight_bytes_per_param;
-        weight_bytes_expert += repeat * op.expert_params * op.weight_bytes_per_param;
-        if (op.wgrad_rows > 0) wgrad_shapes.emplace_back(op.wgrad_rows, op.wgrad_cols);
-      }
-    }
-  }
-  const StaticMemory fixed =
-      static_memory(config.training, params, weight_bytes_dense, weight_bytes_expert);
-  s.dense_parameters = params.dense;
-  s.expert_parameters = params.expert;
-  s.parameters_bytes = fixed.parameters_bytes;
-  s.gradients_bytes = fixed.gradients_bytes;
-  s.optimizer_bytes = fixed.optimizer_bytes;
-  // TE keeps one bf16 dummy wgrad tensor per distinct weight shape when
-  // gradient-accumulation fusion writes into main_grad (TE >= 2.3).
-  std::sort(wgrad_shapes.begin(), wgrad_shapes.end());
-  wgrad_shapes.erase(std::unique(wgrad_shapes.begin(), wgrad_shapes.end()), wgrad_shapes.end());
-  for (const auto& [rows, cols] : wgrad_shapes) {
-    s.buffers_bytes += 2.0 * static_cast<double>(rows) * static_cast<double>(cols);
-  }
-}
-
 }  // namespace
 
 std::vector<std::vector<PassOverBytes>> chunk_pass_over_bytes(const ModelPlan& plan) {
@@ -261,7 +205,14 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
       walks.push_back(walk_chunk(plan, chunk));
       s.activations_per_micro_batch_bytes += walks.back().stored_bytes;
     }
-    add_static_memory(config, plan, stage, s);
+    const StageStatics statics = stage_statics(config, plan, stage, false);
+    s.dense_parameters = statics.dense_parameters;
+    s.expert_parameters = statics.expert_parameters;
+    s.parameters_bytes = statics.parameters_bytes;
+    s.gradients_bytes = statics.gradients_bytes;
+    s.optimizer_bytes = statics.optimizer_bytes;
+    s.buffers_bytes = statics.buffers_bytes + statics.workspace_bytes;
+    s.workspace_bytes = statics.workspace_bytes;
     ActivationPeak peak;
     if (p.schedule != PipelineSchedule::kOneFOneB) {
       TRAINSIM_CHECK(in_flight != nullptr && in_flight->ranks.size() == plan.stages.size(),
@@ -276,10 +227,11 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
     s.in_flight_micro_batches = peak.in_flight;
     s.transient_bytes = peak.point.transient;
     s.activations_bytes = peak.point.bytes - peak.point.transient;
-    if (describe_peaks) s.peak_op = describe(plan, peak.point);
+    if (describe_peaks) {
+      s.peak_op = describe_op(plan, peak.point.block, peak.point.op, peak.point.layer, peak.point.phase);
+    }
     s.peak_bytes = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes + s.buffers_bytes +
                    s.activations_bytes + s.transient_bytes;
-    s.reserved_bytes = s.peak_bytes * kReservedOverAllocated;
     stages.push_back(std::move(s));
   }
   return stages;

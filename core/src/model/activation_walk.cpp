@@ -10,9 +10,11 @@ void consider(WalkPoint& peak, double live, double transient, int32_t op, WalkPh
   if (live + transient > peak.bytes) peak = {live + transient, transient, op, phase};
 }
 
+}  // namespace
+
 // A recomputed op starts a segment when its predecessor is not recomputed, ends
 // a segment, or when it is a layer input (a checkpoint boundary).
-std::vector<char> segment_starts(const OpList& ops) {
+std::vector<char> recompute_segment_starts(const OpList& ops) {
   std::vector<char> first(ops.size(), 0);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!ops[i].recompute) continue;
@@ -21,11 +23,9 @@ std::vector<char> segment_starts(const OpList& ops) {
   return first;
 }
 
-}  // namespace
-
 BlockWalk walk_block(const OpList& ops) {
   BlockWalk walk;
-  const std::vector<char> first = segment_starts(ops);
+  const std::vector<char> first = recompute_segment_starts(ops);
   std::vector<double> stored(ops.size(), 0.0);
   double live = 0.0;
   for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/op.h"
 
@@ -29,5 +30,11 @@ struct BlockWalk {
 };
 
 BlockWalk walk_block(const OpList& ops);
+
+// 1 where op i starts a recomputed segment (the op whose input is the
+// checkpoint): recomputed, and its predecessor is not, ends a segment, or it is
+// a layer input. The allocation trace (memory/allocation_trace.h) follows the
+// walk with it.
+std::vector<char> recompute_segment_starts(const OpList& ops);
 
 }  // namespace trainsim

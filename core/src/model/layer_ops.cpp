@@ -82,6 +82,16 @@ void append_head_ops(OpList& ops, const OpFactory& f, bool holds_output_weight) 
   out.allow_fp8 = false;
   out.holds_weight = holds_output_weight;
   add_linear(ops, f, out, false);
+  if (ctx.sp && ctx.tp > 1) {
+    // Megatron's output layer is its own ColumnParallelLinear: under sequence
+    // parallelism it all-gathers its input into the global memory buffer, a
+    // persistent [s/cp, b, h] tensor (megatron/core/tensor_parallel/layers.py,
+    // LinearWithGradAccumulationAndAsyncCommunication.forward: get_global_memory_buffer()
+    // .get_tensor(..., "mpu"); counted once per stage in memory/stage_statics.h), so the
+    // gathered input is not part of its forward working set. Backward re-gathers into
+    // the same buffer and needs the full dgrad output of that size instead: unchanged.
+    ops.back().fwd_peak_bytes -= d(ctx.tokens_gemm()) * d(h) * 2.0;
+  }
   // Vocab-parallel cross-entropy over [b * s, vocab / tp] logits
   // (megatron/core/tensor_parallel/cross_entropy.py; TE/Apex fused variant).
   const double rows = d(ctx.tokens_gemm());

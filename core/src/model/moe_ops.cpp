@@ -213,12 +213,21 @@ void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   Op permute = f.free_op("mlp.token_dispatch", dt * d(h) * 2 + dt * experts * 4, dispatch_rc);
   permute.kind = OpKind::kPermutation;
   permute.cache_bytes = 8.0 * dt * experts;  // routing map and probabilities
+  // Working set of the dispatch (megatron/core/transformer/moe/token_dispatcher.py,
+  // MoEAlltoAllTokenDispatcher): the permuted tokens [T*k, h] (dispatch_preprocess,
+  // moe_utils.permute), the all-to-all or expert-TP all-gather output [T_r, h]
+  // (token_dispatch / dispatch_postprocess; with ep = etp = 1 it is the permuted
+  // tensor itself) and, with several local experts, the copy sorted by expert
+  // (sort_chunks_by_idxs). Backward runs the same steps in reverse.
+  const double local_experts = d(moe.num_experts / ctx.ep);
+  const double received = (ctx.ep > 1 || ctx.etp > 1) ? te : 0.0;
+  const double sorted = local_experts > 1.0 ? te : 0.0;
+  permute.fwd_peak_bytes = permute.bwd_peak_bytes = 2.0 * d(h) * (td + received + sorted);
   // Two permutations (tokens into expert order, then chunks by local expert
   // after the all-to-all; moe_utils.py permute, sort_chunks_by_idxs). Fused
   // (--moe-permute-fusion, TE moe_permute) each is a couple of kernels;
   // unfused the index computation (argsort, masks, index_select) is about six,
   // and with several local experts sort_chunks_by_idxs splits and concatenates.
-  const double local_experts = d(moe.num_experts / ctx.ep);
   const bool fused_permute = ctx.training.kernels.moe_permute_fusion;
   const double permute_kernels = (fused_permute ? 2.0 : 6.0) + (local_experts > 1.0 ? 2.0 : 0.0);
   permute.cost[0] = {0.0, 2.0 * (dt * d(h) + td * d(h)) + 2.0 * 2.0 * td * d(h), permute_kernels,

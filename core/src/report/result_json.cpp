@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/memory_json.h"
 #include "schema/json_reader.h"
 #include "trainsim/issue.h"
 
@@ -43,7 +44,7 @@ void check_finite(const nlohmann::json& result) {
 namespace {
 
 nlohmann::json stage_to_json(const StageMemory& s) {
-  return {{"stage", s.stage},
+  nlohmann::json out = {{"stage", s.stage},
           {"layers_per_chunk", s.layers_per_chunk},
           {"parameters_bytes", s.parameters_bytes},
           {"gradients_bytes", s.gradients_bytes},
@@ -58,6 +59,8 @@ nlohmann::json stage_to_json(const StageMemory& s) {
           {"dense_parameters", s.dense_parameters},
           {"expert_parameters", s.expert_parameters},
           {"peak_op", s.peak_op}};
+  add_stage_memory_json(s, out);  // allocator replay and outside-allocator memory
+  return out;
 }
 
 nlohmann::json breakdown_to_json(const TimeBreakdown& b) {
@@ -151,7 +154,7 @@ nlohmann::json throughput_to_json(const Throughput& t) {
 nlohmann::json estimate_to_json(const Estimate& e) {
   nlohmann::json stages = nlohmann::json::array();
   for (const StageMemory& s : e.memory.stages) stages.push_back(stage_to_json(s));
-  return {{"model",
+  nlohmann::json out = {{"model",
            {{"parameters", e.model.parameters},
             {"active_parameters", e.model.active_parameters},
             {"padded_vocab_size", e.model.padded_vocab_size},
@@ -172,6 +175,8 @@ nlohmann::json estimate_to_json(const Estimate& e) {
           {"fits", e.fits},
           {"reasons", e.reasons},
           {"notes", e.notes}};
+  add_memory_json(e.memory, out["memory"]);  // verdict, suggestions, ops, timeline
+  return out;
 }
 
 namespace {

@@ -27,7 +27,8 @@ using schema::ObjectReader;
 
 constexpr const char* kCounts[] = {"layout_classes", "considered", "skipped", "invalid",
                                    "candidates", "uneven_candidates", "bounded", "pruned",
-                                   "evaluated", "infeasible", "feasible", "timed"};
+                                   "evaluated", "infeasible", "feasible", "timed",
+                                   "rejected_by_replay"};
 constexpr const char* kReasons[] = {"invalid_by_reason", "pruned_by_reason",
                                     "infeasible_by_reason"};
 constexpr const char* kSameInEveryPage[] = {"objective", "diversity", "top_k", "capacity_bytes",

@@ -68,7 +68,8 @@ Json search_counts_json(const SearchCounts& c) {
           {"infeasible", c.infeasible},
           {"infeasible_by_reason", c.infeasible_by_reason},
           {"feasible", c.feasible},
-          {"timed", c.timed}};
+          {"timed", c.timed},
+          {"rejected_by_replay", c.rejected_by_replay}};
 }
 
 Json search_hints_json(const std::vector<SearchHint>& hints) {

@@ -76,7 +76,7 @@ std::vector<FieldInfo> search_fields() {
             {"", "Shared training keys", "training keys every plan shares; the keys the search chooses (constraints, seq_len, dtype, the batch, num_layers_in_first/last_stage) are errors here"}),
       field("constraints", Type::kObject, kOptional, {"", "Constraints", "the values the search may choose"}),
       bounded(field("memory_headroom", Type::kNumber, kDefault,
-                    {"", "Memory headroom", "a plan fits when its peak is at most (1 - headroom) * HBM"},
+                    {"", "Memory headroom", "a plan fits when its device memory (allocator reserved + outside it) leaves this fraction of the usable capacity free (the memory verdict)"},
                     kDefaultSearchMemoryHeadroom),
               0.0, 0.99),
       bounded(field("top_k", Type::kInt, kDefault, {"", "Top K", "plans returned with their full results"}, 10), 1, 1000),

@@ -52,6 +52,12 @@ const Table<GpuSpec>& gpu_table() {
                 false, kGB, {"GB/s", "HBM GB/s", "memory bandwidth per GPU"}),
       G::object("peak_tflops", [](auto& g) -> auto& { return g; }, peak_table(), kRequired,
                 {"", "Peak TFLOP/s", "dense peak per precision"}),
+      G::number("usable_memory_mib", TRAINSIM_AT(usable_memory_bytes), kOptional, 1.0, 1e9, false, kMiB,
+                {"MiB", "Usable memory (MiB)", "what PyTorch reports as the device's total memory (torch.cuda.mem_get_info()[1]), the figure out-of-memory is checked against; absent: hbm_capacity_gib"}),
+      G::number("cuda_context_mib", TRAINSIM_AT(cuda_context_bytes), kOptional, 0.0, 1e6, false, kMiB,
+                {"MiB", "CUDA context (MiB)", "CUDA context and kernel modules of a training process, outside PyTorch's allocator; absent: 512 MiB assumed"}),
+      G::number("compute_capability", TRAINSIM_AT(compute_capability), kOptional, 1.0, 100.0, false, 1.0,
+                {"", "Compute capability", "CUDA compute capability (9.0 = Hopper): cuBLAS workspace sizes; absent: Hopper's"}),
   };
   return table;
 }
@@ -160,6 +166,10 @@ const Table<SystemSpec>& system_table() {
       tiers_row(),
       S::object("efficiency", TRAINSIM_AT(efficiency), efficiency_table(), kRequired,
                 {"", "Efficiency", "achieved fractions of peak per kernel class"}),
+      S::integer("nccl_channels", TRAINSIM_AT(nccl_channels), kDefault, 1, 1024,
+                 {"", "NCCL channels", "channels of a collective communicator and per NVLink peer (NCCL buffers)"}),
+      S::number("nvls_buffer_mib", TRAINSIM_AT(nvls_buffer_bytes), kDefault, 0.0, 1e6, false, kMiB,
+                {"MiB", "NVLS buffers (MiB)", "NCCL NVLink SHARP buffers per intra-node communicator; 0 = no NVLS"}),
       provenance_row(),
   };
   return table;

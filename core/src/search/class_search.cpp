@@ -127,7 +127,7 @@ ClassResult ClassWorker::process(const LayoutClass& layout, const Incumbents& kn
         continue;
       }
       ++counts.feasible;
-      fits_.push_back({i, c, bound, false, false, {}});
+      fits_.push_back({i, c, bound, false, false, false, false, {}});
     }
   }
   time_fits(known, result);
@@ -146,7 +146,18 @@ void ClassWorker::time_fit(Fit& fit, ClassResult& result) {
     ++result.counts.infeasible_by_reason[kInfeasibleGpuHours];
     return;
   }
-  keep_local(fit);
+}
+
+// The allocator replay's verdict (reserved memory), asked only of a plan that
+// would enter the top K or the Pareto front: the screening's verdict counted
+// allocated memory, a lower bound of the need.
+bool ClassWorker::replayed_fits(Fit& fit, ClassResult& result) {
+  if (!fit.replayed) {
+    fit.fits = evaluator_.replay_fits(fit.candidate);
+    fit.replayed = true;
+    if (!fit.fits) ++result.counts.rejected_by_replay;
+  }
+  return fit.fits;
 }
 
 void ClassWorker::keep_local(const Fit& fit) {
@@ -174,7 +185,11 @@ void ClassWorker::time_fits(const Incumbents& known, ClassResult& result) {
   });
   for (const size_t p : order) {
     Fit& f = fits_[p];
-    if (!out_of_top(f.bound, f.candidate, known)) time_fit(f, result);
+    if (out_of_top(f.bound, f.candidate, known)) continue;
+    time_fit(f, result);
+    // Out of the top by its exact metrics: no replay needed.
+    if (f.over_gpu_hours || out_of_top(f.exact, f.candidate, known)) continue;
+    if (replayed_fits(f, result)) keep_local(f);
   }
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const Fit& x = fits_[a];
@@ -187,20 +202,28 @@ void ClassWorker::time_fits(const Incumbents& known, ClassResult& result) {
   double fastest_s = std::numeric_limits<double>::infinity();
   for (const size_t p : order) {
     Fit& f = fits_[p];
+    const double known_s = std::min(fastest_s, known.fastest_within(f.bound.peak_bytes));
     if (!f.timed) {
-      const double known_s = std::min(fastest_s, known.fastest_within(f.bound.peak_bytes));
       if (known_s < f.bound.iteration_s * (1.0 - kBoundMargin)) continue;
       time_fit(f, result);
     }
-    if (!f.over_gpu_hours) fastest_s = std::min(fastest_s, f.exact.iteration_s);
+    // Slower than a fitting plan with no more memory: off the front whether it
+    // fits or not, so no replay (and leaving it out of `timed` changes no front).
+    if (f.over_gpu_hours || f.exact.iteration_s > known_s) continue;
+    if (replayed_fits(f, result)) fastest_s = std::min(fastest_s, f.exact.iteration_s);
   }
   std::vector<ScoredCandidate> timed;
   for (Fit& f : fits_) {
     if (point_hash(f.index) < point_threshold_) {
       time_fit(f, result);
-      if (!f.over_gpu_hours) result.points.push_back({{f.index, f.exact}, f.candidate});
+      if (!f.over_gpu_hours && replayed_fits(f, result)) {
+        result.points.push_back({{f.index, f.exact}, f.candidate});
+      }
     }
-    if (f.timed && !f.over_gpu_hours) timed.push_back({{f.index, f.exact}, f.candidate});
+    // Only replayed plans that fit rank (a timed plan not replayed is out of both lists).
+    if (f.timed && !f.over_gpu_hours && f.replayed && f.fits) {
+      timed.push_back({{f.index, f.exact}, f.candidate});
+    }
   }
   result.top = local_top_;
   result.front = front_of(timed);

@@ -2,7 +2,9 @@
 // blocks whose floors cannot rank are skipped unvalidated, each remaining
 // combination is validated, bounded, screened, and the plans that fit are
 // timed best bound first while they may still make the top K (or their
-// layout's best) or the Pareto front. One ClassWorker per thread.
+// layout's best) or the Pareto front; a timed plan that would enter either
+// gets the allocator replay, and leaves both when its replayed memory verdict
+// is not "fits" (memory/verdict.h). One ClassWorker per thread.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,8 @@ class ClassWorker {
     CandidateMetrics bound;  ///< exact memory, lower bound of the time
     bool timed = false;
     bool over_gpu_hours = false;
+    bool replayed = false;
+    bool fits = false;  ///< the memory verdict with the allocator replay (once replayed)
     CandidateMetrics exact;
   };
 
@@ -39,6 +43,7 @@ class ClassWorker {
   bool out_of_top(const CandidateMetrics& bound, const Candidate& candidate,
                   const Incumbents& known) const;
   void time_fit(Fit& fit, ClassResult& result);
+  bool replayed_fits(Fit& fit, ClassResult& result);
   void time_fits(const Incumbents& known, ClassResult& result);
   void keep_local(const Fit& fit);
 

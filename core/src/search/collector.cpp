@@ -64,6 +64,7 @@ void add_counts(SearchCounts& into, const SearchCounts& from) {
   for (const auto& [reason, n] : from.infeasible_by_reason) into.infeasible_by_reason[reason] += n;
   into.feasible += from.feasible;
   into.timed += from.timed;
+  into.rejected_by_replay += from.rejected_by_replay;
   into.uneven_candidates += from.uneven_candidates;
 }
 

@@ -3,8 +3,15 @@
 namespace trainsim {
 namespace {
 
-EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
+EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool lower_bound,
+                             bool replay = false) {
   EstimateOptions options;
+  options.memory_headroom = spec.memory_headroom;
+  options.suggestions = false;
+  // Without the replay reserved = allocated, a lower bound of the need; replay_fits()
+  // replays the allocator for the plans that would enter the top K or the Pareto front.
+  options.allocator_replay = replay;
+  options.memory_need = false;  // a plan that does not fit is dropped: how much it needs is moot
   options.timeline = false;
   options.reference_formulas = false;
   options.model_summary = false;
@@ -16,8 +23,8 @@ EstimateOptions fast_options(double budget_bytes, bool lower_bound) {
 
 }  // namespace
 
-Screening memory_screening(const Estimate& e, double budget_bytes) {
-  if (e.memory.peak_bytes <= budget_bytes) return Screening::kFits;
+Screening memory_screening(const Estimate& e) {
+  if (e.memory.verdict.status == "fits") return Screening::kFits;
   return e.fits ? Screening::kExceedsHeadroom : Screening::kExceedsCapacity;
 }
 
@@ -53,26 +60,34 @@ Screening CandidateEvaluator::screen(const Candidate& c, double static_bytes,
                                      CandidateMetrics& bound) {
   if (static_bytes > budget_bytes_) return Screening::kPruned;
   apply_candidate(spec_, c, config_);
-  const Estimate e = estimate_with(config_, fast_options(budget_bytes_, true), &cache_for(c));
-  const Screening screening = memory_screening(e, budget_bytes_);
+  const Estimate e = estimate_with(config_, fast_options(spec_, budget_bytes_, true), &cache_for(c));
+  const Screening screening = memory_screening(e);
   bound = metrics_of(e);
   return screening;
 }
 
 CandidateMetrics CandidateEvaluator::exact(const Candidate& c) {
   apply_candidate(spec_, c, config_);
-  return metrics_of(estimate_with(config_, fast_options(0.0, false), &cache_for(c)));
+  return metrics_of(estimate_with(config_, fast_options(spec_, 0.0, false), &cache_for(c)));
+}
+
+bool CandidateEvaluator::replay_fits(const Candidate& c) {
+  apply_candidate(spec_, c, config_);
+  // Memory only: a budget of one byte stops the estimate before the time part.
+  const Estimate e = estimate_with(config_, fast_options(spec_, 1.0, true, true), &cache_for(c));
+  return e.memory.verdict.status == "fits";
 }
 
 Estimate CandidateEvaluator::time_bound(const Candidate& c) {
   apply_candidate(spec_, c, config_);
-  return estimate_with(config_, fast_options(0.0, true), &cache_for(c));
+  return estimate_with(config_, fast_options(spec_, 0.0, true), &cache_for(c));
 }
 
 Estimate CandidateEvaluator::full(const Candidate& c) {
   apply_candidate(spec_, c, config_);
   EstimateOptions options;
   options.timeline = false;
+  options.memory_headroom = spec_.memory_headroom;
   return estimate_with(config_, options, nullptr);
 }
 

@@ -22,10 +22,11 @@ namespace trainsim {
 
 enum class Screening { kPruned, kExceedsCapacity, kExceedsHeadroom, kFits };
 
-// Whether an estimated plan fits the search's memory budget, and if not why:
-// the one place the search decides it (to become the out-of-memory verdict's
-// status when that lands, with the same headroom).
-Screening memory_screening(const Estimate& estimate, double budget_bytes);
+// Whether an estimated plan fits, and if not why: the one place the search
+// decides it, by the estimate's memory verdict (memory/verdict.h) under the
+// search's headroom. On the fast path (no allocator replay) the verdict
+// counts allocated instead of reserved memory: a lower bound of the need.
+Screening memory_screening(const Estimate& estimate);
 
 CandidateMetrics metrics_of(const Estimate& estimate);
 
@@ -41,8 +42,14 @@ class CandidateEvaluator {
   // static_bound_bytes() of the same candidate.
   Screening screen(const Candidate& candidate, double static_bytes, CandidateMetrics& bound);
 
-  // Exact metrics of a plan (pipeline simulated).
+  // Exact metrics of a plan (pipeline simulated; memory without the allocator replay,
+  // which changes no metric, only the verdict).
   CandidateMetrics exact(const Candidate& candidate);
+
+  // The memory verdict with the allocator replay is "fits" (the screening's verdict
+  // is a lower bound of the need). The replay costs far more than the rest of an
+  // estimate, so the search asks only for plans that would enter its results.
+  bool replay_fits(const Candidate& candidate);
 
   // A time-only lower-bound estimate of a valid plan (no memory cutoff).
   Estimate time_bound(const Candidate& candidate);

@@ -117,7 +117,7 @@ std::vector<SearchHint> search_hints(const SearchSpec& spec, const SearchCounts&
                                      double memory_budget_bytes,
                                      std::optional<double> closest_peak_bytes) {
   std::vector<SearchHint> hints;
-  if (counts.feasible > 0) return hints;
+  if (counts.feasible > counts.rejected_by_replay) return hints;  // a plan fits
   if (counts.considered == 0) {
     hints.push_back({"no combination of the allowed degrees multiplies to the GPU count", 0,
                      "/num_gpus", "allow more tp, cp or pp values, or other GPU counts"});

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "memory/outside_memory.h"
 #include "search/class_search.h"
 #include "search/collector.h"
 #include "search/floor.h"
@@ -89,7 +90,9 @@ SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page,
   const std::vector<LayoutClass> classes = space.classes();
   out.total_classes = space.num_classes();
   out.total_combinations = space.combinations();
-  out.memory_budget_bytes = spec.system.gpu.hbm_capacity_bytes * (1.0 - spec.memory_headroom);
+  // Static memory above this cannot pass the verdict: it needs allocated + outside
+  // memory <= (1 - headroom) x usable capacity.
+  out.memory_budget_bytes = usable_capacity_bytes(spec.system.gpu) * (1.0 - spec.memory_headroom);
 
   std::vector<int64_t> selected;
   if (page.whole) {

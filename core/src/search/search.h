@@ -44,13 +44,20 @@ struct SearchCounts {
   int64_t pruned = 0;  ///< static memory alone exceeds the budget
   std::map<std::string, int64_t> pruned_by_reason;
   int64_t evaluated = 0;   ///< estimated: op-level memory, step time at least bounded
-  int64_t infeasible = 0;  ///< estimated peak memory above the budget (or over max_gpu_hours)
+  /// The memory verdict (memory/verdict.h) with its lower bound, allocated memory plus memory
+  /// outside the allocator, is not "fits" (the allocator replay runs only for plans that would
+  /// enter the top K or the Pareto front), or the plan is over max_gpu_hours.
+  int64_t infeasible = 0;
   std::map<std::string, int64_t> infeasible_by_reason;
   int64_t feasible = 0;
   /// Feasible plans whose pipeline was simulated (exact step time); the other
   /// feasible plans are proven out of the top K and the Pareto front by a lower
   /// bound of their step time (time/pipeline_schedule.h, pipeline_lower_bound).
   int64_t timed = 0;
+  /// Plans that would enter the top K or the Pareto front that the memory verdict with the
+  /// allocator replay (reserved memory) finds not to fit: they leave both lists (they stay
+  /// counted in `feasible`). Like `timed`, it depends on which plans a run had to simulate.
+  int64_t rejected_by_replay = 0;
   int64_t uneven_candidates = 0;  ///< valid candidates with an uneven stage split
 };
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "memory/verdict.h"
 #include "trainsim/spec.h"
 
 namespace trainsim {
@@ -40,10 +41,10 @@ inline constexpr int64_t kMaxLayoutClasses = 400'000;
 // splits of a very deep model on 3 stages would otherwise be millions.
 inline constexpr int64_t kMaxStagePlans = 250'000;
 
-// The default memory headroom of a search: the same 5% as the estimate's
-// out-of-memory verdict (what the estimate's own uncertainty leaves unknown on
-// an 80 GB GPU, about 4 GiB; README "Search and what-if").
-inline constexpr double kDefaultSearchMemoryHeadroom = 0.05;
+// The default memory headroom of a search: the estimate's out-of-memory verdict's
+// (memory/verdict.h; README "Will it fit"), so that a plan the search returns is one
+// the estimate calls "fits".
+inline constexpr double kDefaultSearchMemoryHeadroom = kDefaultMemoryHeadroom;
 
 // Training enums a search may try several values of (search/choices.h): the
 // values are the enumerators' ints, per dimension in choices.h's order.
@@ -76,7 +77,9 @@ struct SearchSpec {
   std::array<std::vector<int>, kMaxChoiceDimensions> choices;
   SequenceParallelPolicy sequence_parallel = SequenceParallelPolicy::kAlways;
   UnevenStages uneven_stages = UnevenStages::kAuto;
-  double memory_headroom = kDefaultSearchMemoryHeadroom;  ///< fraction of HBM a plan leaves free
+  /// The memory verdict's headroom: a plan fits when its device memory (reserved + outside the
+  /// allocator) leaves this fraction of the usable capacity free (memory/verdict.h).
+  double memory_headroom = kDefaultSearchMemoryHeadroom;
   double max_gpu_hours = 0.0;  ///< > 0: plans above it for train_tokens are infeasible
   int64_t top_k = 10;
   SearchObjective objective = SearchObjective::kStepTime;

@@ -279,6 +279,14 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   }
   if (!t.kernels.fused_norm) notes.push_back("fused_norm false has no Megatron-LM flag");
   if (t.moe.permute_probs_fused) notes.push_back("moe_permute_probs_fused has no Megatron-LM flag");
+  // Allocator and NCCL settings are environment variables of the launch, not flags.
+  if (t.expandable_segments) {
+    notes.push_back("training.expandable_segments: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the "
+                    "launch environment (not a Megatron-LM flag)");
+  }
+  if (!t.nccl_nvls) {
+    notes.push_back("training.nccl_nvls false: set NCCL_NVLS_ENABLE=0 in the launch environment (not a Megatron-LM flag)");
+  }
   if (t.train_tokens > 0.0) {
     notes.push_back("train_tokens is not a Megatron-LM flag (set --train-samples or --train-iters)");
   }

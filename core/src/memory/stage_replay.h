@@ -1,0 +1,67 @@
+// Reserved memory of every pipeline stage from the caching-allocator replay of
+// its allocation trace, and the memory outside the allocator: fills
+// StageMemory's reserved_bytes, fragmentation_bytes, allocator, timeline,
+// outside, outside_allocator_bytes and device_bytes.
+//
+// Each stage's trace follows Megatron-LM's order for that rank (pass_order.h)
+// with the steady state cut to kSteadyCycles cycles (compressed_micro_batches);
+// the allocator may reserve the usable capacity less the memory outside it, so
+// its retry ladder (free the cache, then fail) plays out as on the GPU. For a
+// stage it cannot serve, the least capacity it runs in is found by bisection
+// (at most kNeedBisections replays): that is its need, and reserved_bytes is
+// what it reserves there. The work is bounded (kReplayEventBudget).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "memory/allocation_trace.h"
+#include "model/model_plan.h"
+#include "trainsim/result.h"
+#include "trainsim/spec.h"
+
+namespace trainsim {
+
+inline constexpr int64_t kSteadyCycles = 2;
+// Events of all stages' traces together before traces are folded to one tensor
+// per layer, and the most one stage may replay even then (beyond it reserved
+// memory is reported as the allocated peak, with a note).
+inline constexpr int64_t kTraceEventBudget = 3'000'000;
+inline constexpr int64_t kStageTraceEventLimit = 12'000'000;
+// Events one estimate replays in all (about 1 s on one core; tests/cli/worst_inputs.py):
+// stages are replayed largest need first while their traces fit, the others keep
+// reserved = allocated (a lower bound; the estimate's notes name them). The need
+// bisection of the stages that ran out of memory has a budget of its own.
+inline constexpr int64_t kReplayEventBudget = 6'000'000;
+inline constexpr int64_t kNeedEventBudget = 3'000'000;
+inline constexpr int kNeedBisections = 8;
+// The need is found to within this fraction of itself (or 64 MiB, the larger).
+inline constexpr double kNeedTolerance = 1.0 / 512.0;
+
+struct ReplayOptions {
+  bool describe = true;          ///< name the reserved peak and the timeline passes
+  int64_t timeline_points = -1;  ///< per stage; < 0: clamp(2048 / stages, 8, 64); 0: none
+  /// A stage the allocator cannot serve: find by bisection the least capacity it
+  /// runs in (its need; false: replay once without a limit, which counts the cache
+  /// a real allocator would have freed on the way, so it overstates the need).
+  bool find_need = true;
+};
+
+// The trace of one stage as the replay builds it (the events are not stored).
+struct StageTracePlan {
+  std::vector<PassStep> order;
+  StageStatics statics;
+  TraceGranularity granularity = TraceGranularity::kOp;
+  int64_t events = 0;
+  bool replayable = true;
+};
+
+std::vector<StageTracePlan> plan_stage_traces(const Config& config, const ModelPlan& plan);
+
+// Without a replay: reserved = allocated (a lower bound), with the outside terms.
+void lower_bound_reserved(const Config& config, std::vector<StageMemory>& stages);
+
+void replay_stage_memory(const Config& config, const ModelPlan& plan,
+                         std::vector<StageMemory>& stages, const ReplayOptions& options);
+
+}  // namespace trainsim

@@ -1,0 +1,177 @@
+#include "memory/stage_statics.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "memory/static_memory.h"
+#include "model/shard_groups.h"
+#include "trainsim/units.h"
+
+namespace trainsim {
+namespace {
+
+// One module's parameters on this GPU (elements, and bytes of its weights).
+struct ParamTensor {
+  double dense = 0.0;
+  double expert = 0.0;
+  double weight_bytes = 0.0;
+};
+
+// Parameters in Megatron's buffer order: _ParamAndGradBuffer walks the
+// parameters in reverse so the buffer follows the backward pass.
+std::vector<ParamTensor> reversed_params(const ModelPlan& plan, size_t stage) {
+  std::vector<ParamTensor> params;
+  for (const ChunkPlan& chunk : plan.stages[stage]) {
+    for (const BlockRun& run : chunk.runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      for (int64_t r = 0; r < run.repeat; ++r) {
+        for (const Op& op : block.ops) {
+          if (op.dense_params <= 0.0 && op.expert_params <= 0.0) continue;
+          params.push_back({op.dense_params, op.expert_params,
+                            (op.dense_params + op.expert_params) * op.weight_bytes_per_param});
+        }
+      }
+    }
+  }
+  std::reverse(params.begin(), params.end());
+  return params;
+}
+
+// This rank's shard of a buffer of `total` elements cut at parameter
+// boundaries: the distributed optimizer gives DP rank 0 the first
+// total / group elements (distrib_optimizer.py, _build_model_gbuf_range).
+std::vector<double> shard_pieces(const std::vector<ParamTensor>& params, bool expert,
+                                 double total, double group) {
+  std::vector<double> pieces;
+  double left = total / group;
+  for (const ParamTensor& p : params) {
+    const double n = expert ? p.expert : p.dense;
+    if (n <= 0.0) continue;
+    if (left <= 0.0) break;
+    pieces.push_back(std::min(n, left));
+    left -= n;
+  }
+  return pieces;
+}
+
+// cuBLAS workspaces kept from the first GEMM on (see the header).
+void add_workspaces(const Config& config, const ModelPlan& plan, size_t stage, StageStatics& s) {
+  const double cc = config.system.gpu.compute_capability;
+  const bool hopper_or_newer = cc <= 0.0 || cc >= 9.0;  // unknown: as Hopper (the larger figure)
+  const double te_bytes = hopper_or_newer ? 32.0 * kMiB + 1024.0 : 4.0 * kMiB;
+  bool grouped = false, torch_gemm = false, head = false;
+  for (const ChunkPlan& chunk : plan.stages[stage]) {
+    for (const BlockRun& run : chunk.runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      for (const Op& op : block.ops) {
+        grouped = grouped || op.kind == OpKind::kGroupedLinear;
+        torch_gemm = torch_gemm || op.kind == OpKind::kRouter;
+        head = head || op.kind == OpKind::kCrossEntropy;
+      }
+    }
+  }
+  torch_gemm = torch_gemm || head;  // the output layer runs torch.matmul
+  s.first_forward.push_back({"te_cublas_workspace", te_bytes});
+  if (config.training.overlap.tp_comm && config.training.parallel.tp > 1) {
+    s.first_forward.push_back({"te_cublas_workspace_userbuffers", 3.0 * te_bytes});
+  }
+  if (grouped) {
+    for (int i = 0; i < 4; ++i) s.first_forward.push_back({"te_cublas_workspace_grouped", te_bytes});
+  }
+  if (torch_gemm) {
+    const bool sm90 = cc <= 0.0 || (cc >= 9.0 && cc < 9.05);
+    s.first_forward.push_back({"torch_cublas_workspace", sm90 ? 32.0 * kMiB : 8.125 * kMiB});
+    s.first_forward.push_back({"torch_cublaslt_workspace", 1.0 * kMiB});
+  }
+  const ParallelSpec& p = config.training.parallel;
+  if (head && p.sequence_parallel && p.tp > 1) {
+    const double tokens = static_cast<double>(config.training.micro_batch_size) *
+                          static_cast<double>(config.training.seq_len / p.cp);
+    s.first_forward.push_back(
+        {"output_layer_gather_buffer", tokens * static_cast<double>(config.model.hidden_size) * 2.0});
+  }
+  for (const TraceTensor& t : s.first_forward) s.workspace_bytes += t.bytes;
+}
+
+}  // namespace
+
+StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t stage, bool pieces) {
+  StageStatics s;
+  const TrainingSpec& t = config.training;
+  RankParams params;
+  double weight_bytes_dense = 0.0, weight_bytes_expert = 0.0;
+  std::vector<std::pair<int64_t, int64_t>> wgrad_shapes;
+  for (const ChunkPlan& chunk : plan.stages[stage]) {
+    for (const BlockRun& run : chunk.runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      const double repeat = static_cast<double>(run.repeat);
+      for (const Op& op : block.ops) {
+        params.dense += repeat * op.dense_params;
+        params.expert += repeat * op.expert_params;
+        weight_bytes_dense += repeat * op.dense_params * op.weight_bytes_per_param;
+        weight_bytes_expert += repeat * op.expert_params * op.weight_bytes_per_param;
+        if (op.wgrad_rows > 0) wgrad_shapes.emplace_back(op.wgrad_rows, op.wgrad_cols);
+      }
+    }
+  }
+  const StaticMemory fixed = static_memory(t, params, weight_bytes_dense, weight_bytes_expert);
+  s.dense_parameters = params.dense;
+  s.expert_parameters = params.expert;
+  s.parameters_bytes = fixed.parameters_bytes;
+  s.gradients_bytes = fixed.gradients_bytes;
+  s.optimizer_bytes = fixed.optimizer_bytes;
+  // TE keeps one bf16 dummy wgrad tensor per distinct weight shape when
+  // gradient-accumulation fusion writes into main_grad (TE >= 2.3).
+  std::sort(wgrad_shapes.begin(), wgrad_shapes.end());
+  wgrad_shapes.erase(std::unique(wgrad_shapes.begin(), wgrad_shapes.end()), wgrad_shapes.end());
+  for (const auto& [rows, cols] : wgrad_shapes) {
+    const double bytes = 2.0 * static_cast<double>(rows) * static_cast<double>(cols);
+    s.buffers_bytes += bytes;
+    s.first_backward.push_back({"te_dummy_wgrad", bytes});
+  }
+  add_workspaces(config, plan, stage, s);
+
+  const bool dense_expert_split = params.expert > 0.0;
+  // Parameters: one contiguous buffer with the distributed optimizer, else
+  // the modules' own tensors.
+  const std::vector<ParamTensor> order = pieces ? reversed_params(plan, stage) : std::vector<ParamTensor>{};
+  const double weight_total = weight_bytes_dense + weight_bytes_expert;
+  const double param_scale = weight_total > 0.0 ? s.parameters_bytes / weight_total : 0.0;
+  if (t.zero_stage >= 1 || !pieces) {
+    const double dense_share = weight_total > 0.0 ? weight_bytes_dense / weight_total : 1.0;
+    s.setup.push_back({"param_buffer", s.parameters_bytes * dense_share});
+    if (dense_expert_split) s.setup.push_back({"expert_param_buffer", s.parameters_bytes * (1.0 - dense_share)});
+  } else {
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      s.setup.push_back({"parameter", it->weight_bytes * param_scale});
+    }
+  }
+  // Main gradients: one contiguous buffer (dense and expert apart).
+  const double grad_total = params.dense + params.expert;
+  const double dense_grad_share = grad_total > 0.0 ? params.dense / grad_total : 1.0;
+  s.setup.push_back({"grad_buffer", s.gradients_bytes * dense_grad_share});
+  if (dense_expert_split) s.setup.push_back({"expert_grad_buffer", s.gradients_bytes * (1.0 - dense_grad_share)});
+  // fp32 master shards now, Adam moments at the first step: a third each of
+  // the optimizer bytes (12 B per parameter: 4 master + 4 + 4 moments).
+  std::vector<double> shard;
+  if (pieces) {
+    const ParallelSpec& p = t.parallel;
+    const bool sharded = t.zero_stage >= 1;
+    shard = shard_pieces(order, false, params.dense, sharded ? dense_shard_group(p) : 1.0);
+    const std::vector<double> expert =
+        shard_pieces(order, true, params.expert, sharded ? expert_shard_group(p) : 1.0);
+    shard.insert(shard.end(), expert.begin(), expert.end());
+  }
+  double shard_total = 0.0;
+  for (const double n : shard) shard_total += n;
+  const double third = s.optimizer_bytes / 3.0;
+  if (shard.empty() || shard_total <= 0.0) shard = {1.0}, shard_total = 1.0;
+  for (const double n : shard) s.setup.push_back({"fp32_master_shard", third * n / shard_total});
+  for (const double n : shard) {
+    s.optimizer_state.push_back({"adam_exp_avg", third * n / shard_total});
+    s.optimizer_state.push_back({"adam_exp_avg_sq", third * n / shard_total});
+  }
+  return s;
+}
+
+}  // namespace trainsim
