@@ -13,7 +13,6 @@ namespace {
 
 constexpr Presence kRequired = Presence::kRequired;
 constexpr Presence kDefault = Presence::kDefault;
-constexpr Presence kDerived = Presence::kDerived;
 constexpr Presence kOptional = Presence::kOptional;
 constexpr double kMaxGbPerS = 1e7;
 using Collectives = std::array<CollectiveSpec, kNumCollectiveKinds>;
