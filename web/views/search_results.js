@@ -34,8 +34,9 @@ const COUNT_ROWS = [
   ['pruned', 'Pruned (weights and optimizer alone do not fit)', 'pruned_by_reason'],
   ['evaluated', 'Estimated'],
   ['infeasible', 'Out of memory', 'infeasible_by_reason'],
-  ['feasible', 'Fit'],
+  ['feasible', 'Fit (allocated + outside-allocator memory)'],
   ['timed', 'Pipelines simulated'],
+  ['rejected_by_replay', 'Out of memory once the allocator is replayed'],
 ];
 
 export function mount(root, store, actions) {
