@@ -7,7 +7,7 @@
 // newer request has overtaken resolves as {superseded: true} (the newest
 // request wins). search is paged (search_pages.js); run(op, input) is for
 // one-off calls (imports, exports, pinned configs, scale_system).
-import { moduleSet } from './ops.js';
+import { pageModules } from './ops.js';
 import { loadCatalog } from './catalog.js';
 import { pagedSearch } from './search_pages.js';
 
@@ -43,10 +43,7 @@ function workerBackend() {
 }
 
 function inPageBackend() {
-  const modules = moduleSet(
-    () => import('../trainsim_web.mjs').then((m) => m.default()),
-    () => import('../trainsim_tools.mjs').then((m) => m.default()),
-  );
+  const modules = pageModules();
   return (op, input) => modules.run(op, input);
 }
 

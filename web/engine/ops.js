@@ -11,8 +11,17 @@
 export const TOOL_OPS = new Set(['search', 'search_merge', 'whatif', 'scale_system',
   'import_hf', 'import_megatron', 'import_simumax', 'export_megatron', 'allocation_trace']);
 
-// loadPage() and loadTools() each return a promise of a created module.
-export function moduleSet(loadPage, loadTools) {
+// The page's modules, created on first use (the workers and the in-page
+// fallback each hold their own). loadPage() and loadTools() each return a
+// promise of a created module.
+export function pageModules() {
+  return moduleSet(
+    () => import('../trainsim_web.mjs').then((m) => m.default()),
+    () => import('../trainsim_tools.mjs').then((m) => m.default()),
+  );
+}
+
+function moduleSet(loadPage, loadTools) {
   let page = loadPage();
   let tools = null;
   const toolsModule = () => {

@@ -1,13 +1,9 @@
 // The Web Worker that runs the WASM core, so the page never blocks on it.
 // Messages in: {id, op, input}; out: {id, ok, value} (the envelope text) or
 // {id, ok: false, error}.
-import createTrainsim from '../trainsim_web.mjs';
-import { moduleSet } from './ops.js';
+import { pageModules } from './ops.js';
 
-const modules = moduleSet(
-  () => createTrainsim(),
-  () => import('../trainsim_tools.mjs').then((m) => m.default()),
-);
+const modules = pageModules();
 
 self.onmessage = async ({ data }) => {
   try {
