@@ -11,9 +11,8 @@
 export const TOOL_OPS = new Set(['search', 'search_merge', 'whatif', 'scale_system',
   'import_hf', 'import_megatron', 'import_simumax', 'export_megatron', 'allocation_trace']);
 
-// The page's modules, created on first use (the workers and the in-page
-// fallback each hold their own). loadPage() and loadTools() each return a
-// promise of a created module.
+// The page's modules (each worker and the in-page fallback hold their own):
+// the calculator's starts loading at once, the tools' on first use.
 export function pageModules() {
   return moduleSet(
     () => import('../trainsim_web.mjs').then((m) => m.default()),
@@ -21,6 +20,7 @@ export function pageModules() {
   );
 }
 
+// loadPage() and loadTools() each return a promise of a created module.
 function moduleSet(loadPage, loadTools) {
   let page = loadPage();
   let tools = null;
