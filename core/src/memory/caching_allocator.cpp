@@ -32,8 +32,10 @@ void increase(int64_t& current, int64_t& peak, int64_t amount) {
 
 CachingAllocatorSim::CachingAllocatorSim(const AllocatorOptions& options)
     : options_(options),
-      free_{SizeSet(&node_pool_), SizeSet(&node_pool_)},
-      unmapped_{AddressSet(&node_pool_), AddressSet(&node_pool_)} {
+      free_{caching_allocator_detail::make_set<SizeSet>(node_pool_),
+            caching_allocator_detail::make_set<SizeSet>(node_pool_)},
+      unmapped_{caching_allocator_detail::make_set<AddressSet>(node_pool_),
+                caching_allocator_detail::make_set<AddressSet>(node_pool_)} {
   // AllocatorConfig::parseMaxSplitSize / parseMaxNonSplitRoundingSize reject
   // values under kLargeBuffer; parseRoundUpPower2Divisions wants powers of two.
   TRAINSIM_CHECK(

@@ -28,7 +28,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory_resource>
 #include <optional>
 #include <vector>
 
@@ -177,7 +176,7 @@ class CachingAllocatorSim {
   std::vector<int32_t> scratch_;  // release_blocks' to_unmap, reused
   std::vector<caching_allocator_detail::ExpandableRange> ranges_;
   caching_allocator_detail::IdMap live_;
-  std::pmr::unsynchronized_pool_resource node_pool_;  // declared before the sets that use it
+  caching_allocator_detail::NodePool node_pool_;  // declared before the sets that use it
   caching_allocator_detail::SizeSet free_[2];
   caching_allocator_detail::AddressSet unmapped_[2];
 };

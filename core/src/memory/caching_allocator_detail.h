@@ -5,13 +5,20 @@
 // BlockComparatorAddress) and struct ExpandableSegment. Blocks live in one
 // arena addressed by int32 index instead of one heap node each; the ordered
 // sets draw their nodes from a pool resource, so a warm replay allocates
-// nothing per event.
+// nothing per event. Emscripten 3.1.6's libc++ (the WebAssembly build) has no
+// <memory_resource>: there the sets are plain std::set, with the same
+// contents and order, only more heap calls.
 #pragma once
 
 #include <cstdint>
-#include <memory_resource>
 #include <set>
 #include <vector>
+#if __has_include(<memory_resource>)
+#include <memory_resource>
+#define TRAINSIM_POOLED_SETS 1
+#else
+#define TRAINSIM_POOLED_SETS 0
+#endif
 
 namespace trainsim::caching_allocator_detail {
 
@@ -60,8 +67,25 @@ struct AddressKeyLess {
   bool operator()(const AddressKey& a, const AddressKey& b) const { return a.address < b.address; }
 };
 
-using SizeSet = std::pmr::set<SizeKey, SizeKeyLess>;
-using AddressSet = std::pmr::set<AddressKey, AddressKeyLess>;
+#if TRAINSIM_POOLED_SETS
+using NodePool = std::pmr::unsynchronized_pool_resource;
+template <class Key, class Less>
+using PooledSet = std::pmr::set<Key, Less>;
+template <class Set>
+Set make_set(NodePool& pool) {
+  return Set(&pool);
+}
+#else
+struct NodePool {};
+template <class Key, class Less>
+using PooledSet = std::set<Key, Less>;
+template <class Set>
+Set make_set(NodePool& /*pool*/) {
+  return Set();
+}
+#endif
+using SizeSet = PooledSet<SizeKey, SizeKeyLess>;
+using AddressSet = PooledSet<AddressKey, AddressKeyLess>;
 
 // ExpandableSegment: one reserved virtual range of a pool, mapped page by page
 // (2 MiB pages in the small pool, 20 MiB in the large one).
