@@ -69,6 +69,17 @@ void note_unreplayed_stages(const Config& config, Estimate& estimate) {
 
 Estimate estimate(const Config& config) { return estimate_with(config, EstimateOptions{}, nullptr); }
 
+bool replayed_memory_fits(const Config& config, double memory_headroom, BlockCache* cache) {
+  const ModelPlan plan = build_model_plan(config, cache);
+  ScheduleInFlight in_flight;
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    in_flight = schedule_in_flight(config, chunk_stored_bytes(plan), chunk_pass_over_bytes(plan));
+  }
+  std::vector<StageMemory> stages = estimate_stage_memory(config, plan, false, &in_flight);
+  lower_bound_reserved(config, stages);
+  return replayed_stages_fit(config, plan, stages, memory_headroom);
+}
+
 Estimate estimate_with(const Config& config, const EstimateOptions& options, BlockCache* cache) {
   Estimate result;
   if (options.model_summary) result.model = summarize_model(config);

@@ -39,4 +39,9 @@ struct EstimateOptions {
 // null builds every block afresh.
 Estimate estimate_with(const Config& config, const EstimateOptions& options, BlockCache* cache);
 
+// Whether estimate_with(config, options with this memory_headroom, cache) would give the memory
+// verdict "fits" with the allocator replay: the memory part alone, and the replay stops as
+// soon as a stage cannot fit (memory/stage_replay.h, replayed_stages_fit).
+bool replayed_memory_fits(const Config& config, double memory_headroom, BlockCache* cache);
+
 }  // namespace trainsim

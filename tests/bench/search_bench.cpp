@@ -67,15 +67,17 @@ void add_counters(benchmark::State& state, const trainsim::SearchCounts& c) {
   state.counters["timed"] = static_cast<double>(c.timed);
   state.counters["feasible"] = static_cast<double>(c.feasible);
   state.counters["replay_rejected"] = static_cast<double>(c.rejected_by_replay);
+  state.counters["replayed"] = static_cast<double>(c.replayed);
   state.counters["peak_rss_mib"] = peak_rss_mib();
 }
 
 // The whole search from a parsed document on `threads` threads: counting,
 // floors, validation, pruning, estimates, ranking and the full estimates of the top 10.
-void search(benchmark::State& state, const char* text) {
+void search(benchmark::State& state, const char* text, bool points = false) {
   const trainsim::schema::SearchRequest request = parse(text);
   trainsim::SearchOptions options;
   options.threads = static_cast<int>(state.range(0));
+  options.points = points;
   trainsim::SearchCounts counts;
   for (auto _ : state) {
     const trainsim::SearchOutcome out = trainsim::run_search(request.spec, {}, options);
@@ -87,6 +89,13 @@ void search(benchmark::State& state, const char* text) {
 
 void BM_SearchLlama70bOn1024Gpus(benchmark::State& state) { search(state, kLlama70bOn1024Gpus); }
 BENCHMARK(BM_SearchLlama70bOn1024Gpus)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same with the scatter's points sample, as the page asks for it (include_points): every
+// sampled plan that fits is timed and gets the memory verdict with the allocator replay.
+void BM_SearchLlama70bOn1024GpusWithPoints(benchmark::State& state) {
+  search(state, kLlama70bOn1024Gpus, true);
+}
+BENCHMARK(BM_SearchLlama70bOn1024GpusWithPoints)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_SearchDeepSeekV3UnevenOn1024Gpus(benchmark::State& state) {
   search(state, kDeepSeekV3On1024Gpus);

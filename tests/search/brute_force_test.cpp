@@ -24,11 +24,15 @@ using Json = nlohmann::json;
 struct BruteForceCase {
   const char* name;
   const char* search;
+  /// The replay rejects a plan that the screening's verdict would put in the top K (the
+  /// test checks the case does), so the search must reach past it.
+  bool replay_rejects_top = false;
 };
 
 // Small models on 8-64 GPUs: dense, MLA + MoE, Mixtral MoE, uneven stages,
 // a memory headroom, every objective, per-layout diversity, a GPU-hour cap,
-// both CP exchanges, and GPU ranges wide enough for the floors to skip.
+// both CP exchanges, GPU ranges wide enough for the floors to skip, and plans
+// the screening ranks first that the allocator replay rejects.
 const BruteForceCase kCases[] = {
     {"dense_llama_16_gpus", R"({"model": {"preset": "llama3-8b", "num_layers": 8},
         "system": "h100-sxm-80gb", "num_gpus": 16, "global_batch_size": 64, "seq_len": 4096,
@@ -60,6 +64,21 @@ const BruteForceCase kCases[] = {
         "training": {"train_tokens": 1e11},
         "constraints": {"micro_batch_size": [1, 2], "cp_comm_type": ["p2p", "a2a"],
                         "recompute": [{"granularity": "none"}, {"granularity": "selective"}]}})"},
+    // Headrooms that put the memory budget between the allocated and the reserved
+    // memory of the fastest plans: the replay rejects the screening's top 3 (one batch of
+    // classes), and plans of the top K over three batches of classes.
+    {"replay_rejects_the_top", R"({"model": {"preset": "llama3-8b", "num_layers": 8},
+        "system": "h100-sxm-80gb", "num_gpus": 4, "global_batch_size": 32, "seq_len": 16384,
+        "top_k": 3, "memory_headroom": 0.28,
+        "constraints": {"micro_batch_size": [1, 2, 4], "zero_stage": [1],
+                        "recompute": [{"granularity": "none"}, {"granularity": "selective"}]}})",
+     true},
+    {"replay_rejects_top_across_batches", R"({"model": {"preset": "llama3-8b", "num_layers": 8},
+        "system": "h100-sxm-80gb", "num_gpus": [2, 4, 8], "global_batch_size": 32,
+        "seq_len": 16384, "top_k": 4, "memory_headroom": 0.5,
+        "constraints": {"micro_batch_size": [1, 2, 4], "zero_stage": [1],
+                        "recompute": [{"granularity": "none"}, {"granularity": "selective"}]}})",
+     true},
 };
 
 class SearchBruteForceTest : public ::testing::TestWithParam<BruteForceCase> {};
@@ -103,14 +122,17 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   ASSERT_TRUE(schema::read_search_request(GetParam().search, request, issues));
   request.include_points = true;
   const SearchSpec& spec = request.spec;
+  // The brute-force path: no floors, and the replay for every plan that fits by the screening.
   SearchOptions exhaustive;
   exhaustive.floors = false;
+  exhaustive.replay_all = true;
   const Json full = search_with(request, exhaustive);
   const double budget = full["memory_budget_bytes"].get<double>();
   const Enumeration all = enumerate_candidates(spec);
   const StaticMemoryBound bound(spec.model);
   std::vector<Brute> fits;
-  int64_t infeasible = 0, pruned = 0, rejected_by_replay = 0;
+  int64_t infeasible = 0, pruned = 0;
+  std::vector<Brute> rejected;
   for (size_t i = 0; i < all.candidates.size(); ++i) {
     const Json config = report::candidate_config_json(request, all.candidates[i]);
     const Json estimate = Json::parse(estimate_json(config.dump()));
@@ -132,12 +154,11 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
       ++infeasible;
       continue;
     }
-    if (!fits_with_headroom(r["memory"], spec.memory_headroom)) {
-      ++rejected_by_replay;  // feasible by the lower bound, not by the replayed verdict
-      continue;
-    }
     const Json& c = config["training"];
-    fits.push_back({all.indices[i], r["time"]["iteration_s"].get<double>(), peak,
+    std::vector<Brute>& into = fits_with_headroom(r["memory"], spec.memory_headroom)
+                                   ? fits
+                                   : rejected;  // feasible by the lower bound, not the replay
+    into.push_back({all.indices[i], r["time"]["iteration_s"].get<double>(), peak,
                     t["tokens_per_s_per_gpu"].get<double>(), t.value("time_to_train_s", 0.0),
                     gpu_hours,
                     Json::array({config["system"]["num_gpus"], c["tp"], c["pp"], c["cp"], c["ep"],
@@ -149,12 +170,11 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   EXPECT_EQ(counts["candidates"].get<int64_t>(), static_cast<int64_t>(all.candidates.size()));
   EXPECT_EQ(counts["pruned"].get<int64_t>(), pruned);
   EXPECT_EQ(counts["infeasible"].get<int64_t>(), infeasible);
+  const auto rejected_by_replay = static_cast<int64_t>(rejected.size());
   EXPECT_EQ(counts["feasible"].get<int64_t>(),
             static_cast<int64_t>(fits.size()) + rejected_by_replay);
-  // Every feasible plan is in the points sample of a small search, so every one is replayed.
-  if (all.considered <= 4 * kMaxSearchPoints) {
-    EXPECT_EQ(counts["rejected_by_replay"].get<int64_t>(), rejected_by_replay);
-  }
+  // Every feasible plan is replayed on that path.
+  EXPECT_EQ(counts["rejected_by_replay"].get<int64_t>(), rejected_by_replay);
   EXPECT_EQ(counts["skipped"].get<int64_t>() + counts["bounded"].get<int64_t>(), 0);
   ASSERT_FALSE(fits.empty());
 
@@ -169,10 +189,23 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
     }
     return b.iteration_s;
   };
+  const auto rank = [&](std::vector<Brute>& plans) {
+    std::sort(plans.begin(), plans.end(), [&](const Brute& a, const Brute& b) {
+      return std::tuple(cost(a), a.peak_bytes, a.index) < std::tuple(cost(b), b.peak_bytes, b.index);
+    });
+  };
   std::vector<Brute> ranked = fits;
-  std::sort(ranked.begin(), ranked.end(), [&](const Brute& a, const Brute& b) {
-    return std::tuple(cost(a), a.peak_bytes, a.index) < std::tuple(cost(b), b.peak_bytes, b.index);
-  });
+  rank(ranked);
+  if (GetParam().replay_rejects_top) {
+    std::vector<Brute> screened = fits;
+    screened.insert(screened.end(), rejected.begin(), rejected.end());
+    rank(screened);
+    int64_t rejected_in_top = 0;
+    for (size_t i = 0; i < std::min<size_t>(screened.size(), static_cast<size_t>(spec.top_k)); ++i) {
+      for (const Brute& r : rejected) rejected_in_top += r.index == screened[i].index;
+    }
+    EXPECT_GT(rejected_in_top, 0) << "the case no longer has the replay reject a top plan";
+  }
   if (spec.diversity == SearchDiversity::kPerLayout) {
     std::vector<Brute> bests;
     for (const Brute& b : ranked) {
@@ -203,7 +236,10 @@ TEST_P(SearchBruteForceTest, SearchEqualsEstimatingEveryCandidate) {
   SearchOptions threads;
   threads.threads = 3;
   const Json bounded = search_with(request, {});
-  for (const Json* result : {&full, &bounded}) {
+  SearchOptions lazy_exhaustive;  // every plan screened, the replay only for plans that rank
+  lazy_exhaustive.floors = false;
+  const Json lazy = search_with(request, lazy_exhaustive);
+  for (const Json* result : {&full, &bounded, &lazy}) {
     ASSERT_EQ((*result)["top"].size(), ranked.size());
     for (size_t i = 0; i < ranked.size(); ++i) {
       const Json& entry = (*result)["top"][i];
@@ -328,10 +364,10 @@ TEST(SearchBruteForceTest, PointsAreTimedFeasiblePlans) {
   Json document = Json::parse(kCases[0].search);
   document["include_points"] = true;
   const Json result = Json::parse(search_json(document.dump()))["result"];
-  // A small search samples every plan it screened that fits, up to the bound
-  // (the allocator replay's verdict decides: those it rejects are not points).
-  const auto feasible = result["counts"]["feasible"].get<size_t>() -
-                        result["counts"]["rejected_by_replay"].get<size_t>();
+  // A small search samples every plan it screened that fits, up to the bound. The
+  // screening's verdict decides (allocated memory, its lower bound): the points are not
+  // replayed, which would cost a replay per point (the top K and the front are).
+  const auto feasible = result["counts"]["feasible"].get<size_t>();
   ASSERT_GT(feasible, 0u);
   EXPECT_EQ(result["points"]["rows"].size(),
             std::min(feasible, static_cast<size_t>(kMaxSearchPoints)));

@@ -178,3 +178,45 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
 }
 
 }  // namespace trainsim
+
+namespace trainsim {
+
+bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
+                         const std::vector<StageMemory>& stages, double headroom_fraction) {
+  const double usable = usable_capacity_bytes(config.system.gpu);
+  const double headroom = headroom_fraction * usable;
+  // memory_verdict's test of a stage that is not replayed (reserved = allocated).
+  const auto lower_bound_fits = [&](const StageMemory& s) {
+    return !(usable - s.device_bytes < headroom);
+  };
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    return std::all_of(stages.begin(), stages.end(), lower_bound_fits);
+  }
+  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
+  // replay_stage_memory's order and budget (a stage that fits takes its events).
+  std::vector<size_t> order(stages.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return stages[a].device_bytes > stages[b].device_bytes;
+  });
+  int64_t budget = kReplayEventBudget;
+  for (const size_t i : order) {
+    const StageMemory& s = stages[i];
+    const StageTracePlan& t = traces[i];
+    if (!t.replayable || t.events > budget) {
+      if (!lower_bound_fits(s)) return false;
+      continue;
+    }
+    const double capacity = std::max(0.0, usable - s.outside_allocator_bytes);
+    if (s.peak_bytes > capacity) return false;
+    const StageTraceSpec spec{&plan, i, &t.statics, t.order, t.granularity};
+    const FitsStop stop{usable, s.outside_allocator_bytes, headroom};
+    const StageReplay replay =
+        replay_stage_trace(spec, allocator_options(config, capacity + 1.0), 0, &stop);
+    if (replay.stopped || replay.out_of_memory) return false;
+    budget -= t.events;
+  }
+  return true;
+}
+
+}  // namespace trainsim

@@ -64,4 +64,12 @@ void lower_bound_reserved(const Config& config, std::vector<StageMemory>& stages
 void replay_stage_memory(const Config& config, const ModelPlan& plan,
                          std::vector<StageMemory>& stages, const ReplayOptions& options);
 
+// Whether memory_verdict() would say "fits" after replay_stage_memory() (the
+// search's question), the stages as lower_bound_reserved() leaves them: the
+// same stages replayed in the same order within the same budget, but a stage's
+// replay stops as soon as it cannot fit (FitsStop), and the first such stage
+// ends it.
+bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
+                         const std::vector<StageMemory>& stages, double headroom_fraction);
+
 }  // namespace trainsim

@@ -63,13 +63,14 @@ class Downsampler {
 
 class ReplaySink final : public TraceSink {
  public:
-  ReplaySink(const AllocatorOptions& options, int64_t points, StageReplay& out)
-      : sim_(options), series_(points), out_(out) {}
+  ReplaySink(const AllocatorOptions& options, int64_t points, StageReplay& out,
+             const FitsStop* stop)
+      : sim_(options), series_(points), out_(out), stop_(stop) {}
 
   void label(const TraceLabel& label) override { label_ = label; }
 
   void allocate(int64_t id, int64_t bytes) override {
-    if (out_.out_of_memory) return;
+    if (out_.out_of_memory || out_.stopped) return;
     if (!sim_.allocate(id, bytes)) {
       out_.out_of_memory = true;
       out_.oom_request_bytes = bytes;
@@ -80,7 +81,7 @@ class ReplaySink final : public TraceSink {
   }
 
   void release(int64_t id) override {
-    if (out_.out_of_memory) return;
+    if (out_.out_of_memory || out_.stopped) return;
     sim_.free(id);
     after_event();
   }
@@ -94,6 +95,12 @@ class ReplaySink final : public TraceSink {
   void after_event() {
     const AllocatorStats& s = sim_.stats();
     ++out_.events;
+    if (stop_ && (s.num_alloc_retries > 0 ||
+                  stop_->usable_bytes - (static_cast<double>(s.reserved_bytes) +
+                                         stop_->outside_bytes) < stop_->headroom_bytes)) {
+      out_.stopped = true;
+      return;
+    }
     if (s.reserved_bytes > best_reserved_) {
       best_reserved_ = s.reserved_bytes;
       out_.at_peak_reserved = label_;
@@ -110,6 +117,7 @@ class ReplaySink final : public TraceSink {
   CachingAllocatorSim sim_;
   Downsampler series_;
   StageReplay& out_;
+  const FitsStop* stop_;
   TraceLabel label_;
   int64_t best_reserved_ = -1;
   int64_t steady_events_ = 0;
@@ -118,9 +126,9 @@ class ReplaySink final : public TraceSink {
 }  // namespace
 
 StageReplay replay_stage_trace(const StageTraceSpec& spec, const AllocatorOptions& options,
-                               int64_t timeline_points) {
+                               int64_t timeline_points, const FitsStop* stop) {
   StageReplay out;
-  ReplaySink sink(options, timeline_points, out);
+  ReplaySink sink(options, timeline_points, out, stop);
   emit_stage_trace(spec, sink);
   sink.finish();
   return out;

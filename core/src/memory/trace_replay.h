@@ -22,6 +22,7 @@ struct ReplayPoint {  ///< maxima over a run of consecutive events of the steady
 struct StageReplay {
   AllocatorStats stats;           ///< at the end (peaks over the whole trace)
   bool out_of_memory = false;     ///< an allocation failed after the allocator's retries
+  bool stopped = false;           ///< by a FitsStop
   int64_t oom_request_bytes = 0;
   TraceLabel oom_label;
   int64_t events = 0;                 ///< events replayed
@@ -32,7 +33,16 @@ struct StageReplay {
   std::vector<ReplayPoint> timeline;        ///< at most timeline_points (0: none)
 };
 
+// Stops the replay early (StageReplay::stopped) at the first event after which
+// usable - (reserved + outside) < headroom, or after the allocator's first
+// retry: the memory verdict (memory/verdict.h) cannot be "fits" any more.
+struct FitsStop {
+  double usable_bytes = 0.0;
+  double outside_bytes = 0.0;
+  double headroom_bytes = 0.0;
+};
+
 StageReplay replay_stage_trace(const StageTraceSpec& spec, const AllocatorOptions& options,
-                               int64_t timeline_points);
+                               int64_t timeline_points, const FitsStop* stop = nullptr);
 
 }  // namespace trainsim

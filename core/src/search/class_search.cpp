@@ -18,28 +18,21 @@ uint64_t points_threshold(int64_t combinations) {
   return static_cast<uint64_t>(rate * 18446744073709551615.0);
 }
 
-// Plans of one layout for diversity "per_layout": equal choice keys that are part of a layout.
-bool same_layout(const Candidate& a, const Candidate& b) {
-  const auto& dimensions = choice_dimensions();
-  for (size_t d = 0; d < dimensions.size(); ++d) {
-    if (dimensions[d].in_layout && a.choice[d] != b.choice[d]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 ClassWorker::ClassWorker(const SearchSpec& spec, const SearchSpace& space,
                          const SearchFloors& floors, double memory_budget_bytes, bool use_floors,
-                         bool points)
+                         bool points, bool replay_all)
     : spec_(spec),
       space_(space),
       floors_(floors),
       budget_bytes_(memory_budget_bytes),
       use_floors_(use_floors),
+      replay_all_(replay_all),
       point_threshold_(points ? points_threshold(space.combinations()) : 0),
       checker_(spec),
       evaluator_(spec, memory_budget_bytes),
+      judge_(spec, evaluator_),
       bound_(spec.model),
       scratch_(base_config(spec)) {}
 
@@ -71,7 +64,6 @@ ClassResult ClassWorker::process(const LayoutClass& layout, const Incumbents& kn
   SearchCounts& counts = result.counts;
   counts.layout_classes = 1;
   counts.considered = layout.combinations;
-  fits_.clear();
   local_top_.clear();
   const std::vector<StagePlan>& plans = space_.stage_plans(layout.pp);
   int64_t index = layout.first_index;
@@ -127,40 +119,14 @@ ClassResult ClassWorker::process(const LayoutClass& layout, const Incumbents& kn
         continue;
       }
       ++counts.feasible;
-      fits_.push_back({i, c, bound, false, false, false, false, {}});
+      result.fits.push_back({i, c, bound, false, false, false, false, {}});
     }
   }
   time_fits(known, result);
   return result;
 }
 
-void ClassWorker::time_fit(Fit& fit, ClassResult& result) {
-  if (fit.timed) return;
-  fit.exact = evaluator_.exact(fit.candidate);
-  fit.timed = true;
-  ++result.counts.timed;
-  if (spec_.max_gpu_hours > 0.0 && fit.exact.gpu_hours > spec_.max_gpu_hours) {
-    fit.over_gpu_hours = true;
-    --result.counts.feasible;
-    ++result.counts.infeasible;
-    ++result.counts.infeasible_by_reason[kInfeasibleGpuHours];
-    return;
-  }
-}
-
-// The allocator replay's verdict (reserved memory), asked only of a plan that
-// would enter the top K or the Pareto front: the screening's verdict counted
-// allocated memory, a lower bound of the need.
-bool ClassWorker::replayed_fits(Fit& fit, ClassResult& result) {
-  if (!fit.replayed) {
-    fit.fits = evaluator_.replay_fits(fit.candidate);
-    fit.replayed = true;
-    if (!fit.fits) ++result.counts.rejected_by_replay;
-  }
-  return fit.fits;
-}
-
-void ClassWorker::keep_local(const Fit& fit) {
+void ClassWorker::keep_local(const FitPlan& fit) {
   const ScoredCandidate s{{fit.index, fit.exact}, fit.candidate};
   if (spec_.diversity == SearchDiversity::kPerLayout) {
     for (ScoredCandidate& best : local_top_) {
@@ -175,25 +141,34 @@ void ClassWorker::keep_local(const Fit& fit) {
 }
 
 // Best bound first until K known plans beat every bound left, then along the
-// memory axis until no plan left can join the Pareto front; then the points.
+// memory axis until no plan left can join the Pareto front, as if every timed
+// plan fitted (the batch's resolution decides with the replay); then the points.
+// With replay_all every plan that fits is timed and replayed (the brute-force path).
 void ClassWorker::time_fits(const Incumbents& known, ClassResult& result) {
-  std::vector<size_t> order(fits_.size());
+  std::vector<FitPlan>& fits = result.fits;
+  SearchCounts& counts = result.counts;
+  if (replay_all_) {
+    for (FitPlan& f : fits) {
+      judge_.time(f, counts);
+      if (!f.over_gpu_hours) judge_.fits(f, counts);
+    }
+  }
+  std::vector<size_t> order(fits.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ranks_before({fits_[a].index, fits_[a].bound}, {fits_[b].index, fits_[b].bound},
+    return ranks_before({fits[a].index, fits[a].bound}, {fits[b].index, fits[b].bound},
                         spec_.objective);
   });
   for (const size_t p : order) {
-    Fit& f = fits_[p];
+    FitPlan& f = fits[p];
     if (out_of_top(f.bound, f.candidate, known)) continue;
-    time_fit(f, result);
-    // Out of the top by its exact metrics: no replay needed.
-    if (f.over_gpu_hours || out_of_top(f.exact, f.candidate, known)) continue;
-    if (replayed_fits(f, result)) keep_local(f);
+    judge_.time(f, counts);
+    if (f.over_gpu_hours || (f.replayed && !f.fits)) continue;
+    if (!out_of_top(f.exact, f.candidate, known)) keep_local(f);
   }
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const Fit& x = fits_[a];
-    const Fit& y = fits_[b];
+    const FitPlan& x = fits[a];
+    const FitPlan& y = fits[b];
     if (x.bound.peak_bytes != y.bound.peak_bytes) return x.bound.peak_bytes < y.bound.peak_bytes;
     if (x.timed != y.timed) return x.timed;
     if (x.bound.iteration_s != y.bound.iteration_s) return x.bound.iteration_s < y.bound.iteration_s;
@@ -201,32 +176,22 @@ void ClassWorker::time_fits(const Incumbents& known, ClassResult& result) {
   });
   double fastest_s = std::numeric_limits<double>::infinity();
   for (const size_t p : order) {
-    Fit& f = fits_[p];
+    FitPlan& f = fits[p];
     const double known_s = std::min(fastest_s, known.fastest_within(f.bound.peak_bytes));
     if (!f.timed) {
       if (known_s < f.bound.iteration_s * (1.0 - kBoundMargin)) continue;
-      time_fit(f, result);
+      judge_.time(f, counts);
     }
-    // Slower than a fitting plan with no more memory: off the front whether it
-    // fits or not, so no replay (and leaving it out of `timed` changes no front).
-    if (f.over_gpu_hours || f.exact.iteration_s > known_s) continue;
-    if (replayed_fits(f, result)) fastest_s = std::min(fastest_s, f.exact.iteration_s);
+    if (f.over_gpu_hours || (f.replayed && !f.fits)) continue;
+    fastest_s = std::min(fastest_s, f.exact.iteration_s);
   }
-  std::vector<ScoredCandidate> timed;
-  for (Fit& f : fits_) {
-    if (point_hash(f.index) < point_threshold_) {
-      time_fit(f, result);
-      if (!f.over_gpu_hours && replayed_fits(f, result)) {
-        result.points.push_back({{f.index, f.exact}, f.candidate});
-      }
-    }
-    // Only replayed plans that fit rank (a timed plan not replayed is out of both lists).
-    if (f.timed && !f.over_gpu_hours && f.replayed && f.fits) {
-      timed.push_back({{f.index, f.exact}, f.candidate});
-    }
+  // The points: a sample of the timed plans that fit by the screening's verdict
+  // (allocated memory; the replay is kept for the plans that rank).
+  for (FitPlan& f : fits) {
+    if (point_hash(f.index) >= point_threshold_) continue;
+    judge_.time(f, counts);
+    if (!f.over_gpu_hours) result.points.push_back({{f.index, f.exact}, f.candidate});
   }
-  result.top = local_top_;
-  result.front = front_of(timed);
 }
 
 }  // namespace trainsim

@@ -65,6 +65,7 @@ void add_counts(SearchCounts& into, const SearchCounts& from) {
   into.feasible += from.feasible;
   into.timed += from.timed;
   into.rejected_by_replay += from.rejected_by_replay;
+  into.replayed += from.replayed;
   into.uneven_candidates += from.uneven_candidates;
 }
 

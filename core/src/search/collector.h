@@ -37,6 +37,20 @@ class Incumbents {
   int64_t top_k_ = 0;
 };
 
+// A plan the screening found to fit (allocated memory, a lower bound of the
+// need), with what was learnt of it since: exact metrics once timed, the
+// memory verdict with the allocator replay once replayed.
+struct FitPlan {
+  int64_t index = 0;
+  Candidate candidate;
+  CandidateMetrics bound;  ///< exact memory, lower bound of the time
+  bool timed = false;
+  bool over_gpu_hours = false;
+  bool replayed = false;
+  bool fits = false;  ///< the replayed verdict (once replayed)
+  CandidateMetrics exact;
+};
+
 // What one layout class (or a page of them) found.
 struct ClassResult {
   SearchCounts counts;
@@ -44,6 +58,9 @@ struct ClassResult {
   std::vector<ScoredCandidate> front;   ///< its own Pareto front
   std::vector<ScoredCandidate> points;  ///< sampled (point_hash below the threshold)
   std::optional<ScoredCandidate> closest;
+  /// A class's plans that fit by the screening, for its batch's resolution
+  /// (batch_resolve.h), which fills `top` and `front`; emptied by the merge.
+  std::vector<FitPlan> fits;
 };
 
 void add_counts(SearchCounts& into, const SearchCounts& from);

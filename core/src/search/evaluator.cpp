@@ -3,14 +3,13 @@
 namespace trainsim {
 namespace {
 
-EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool lower_bound,
-                             bool replay = false) {
+EstimateOptions fast_options(const SearchSpec& spec, double budget_bytes, bool lower_bound) {
   EstimateOptions options;
   options.memory_headroom = spec.memory_headroom;
   options.suggestions = false;
   // Without the replay reserved = allocated, a lower bound of the need; replay_fits()
   // replays the allocator for the plans that would enter the top K or the Pareto front.
-  options.allocator_replay = replay;
+  options.allocator_replay = false;
   options.memory_need = false;  // a plan that does not fit is dropped: how much it needs is moot
   options.timeline = false;
   options.reference_formulas = false;
@@ -73,9 +72,7 @@ CandidateMetrics CandidateEvaluator::exact(const Candidate& c) {
 
 bool CandidateEvaluator::replay_fits(const Candidate& c) {
   apply_candidate(spec_, c, config_);
-  // Memory only: a budget of one byte stops the estimate before the time part.
-  const Estimate e = estimate_with(config_, fast_options(spec_, 1.0, true, true), &cache_for(c));
-  return e.memory.verdict.status == "fits";
+  return replayed_memory_fits(config_, spec_.memory_headroom, &cache_for(c));
 }
 
 Estimate CandidateEvaluator::time_bound(const Candidate& c) {

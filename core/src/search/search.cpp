@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "memory/outside_memory.h"
+#include "search/batch_resolve.h"
 #include "search/class_search.h"
 #include "search/collector.h"
 #include "search/floor.h"
@@ -135,10 +136,12 @@ SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page,
   std::vector<std::unique_ptr<ClassWorker>> workers;
   for (int t = 0; t < threads; ++t) {
     workers.push_back(std::make_unique<ClassWorker>(spec, space, floors, out.memory_budget_bytes,
-                                                    options.floors, options.points));
+                                                    options.floors, options.points,
+                                                    options.replay_all));
   }
   Collector collector(spec, page.bound);
   Pool pool(threads);
+  FitJudge judge(spec, workers.front()->evaluator());  // used between batches only
   std::vector<ClassResult> results(kBatchClasses);
   for (size_t begin = 0; begin < order.size(); begin += kBatchClasses) {
     const size_t size = std::min(kBatchClasses, order.size() - begin);
@@ -148,7 +151,15 @@ SearchOutcome run_search(const SearchSpec& spec, const SearchPage& page,
       results[i] = workers[static_cast<size_t>(worker)]->process(c, known);
     };
     pool.run(size, task);
-    for (size_t i = 0; i < size; ++i) collector.merge(std::move(results[i]));
+    // The replay for the plans that enter the merged top K and front (batch_resolve.h).
+    ClassResult verified;
+    resolve_batch(spec, results, size, collector, judge, verified);
+    for (size_t i = 0; i < size; ++i) {
+      results[i].fits.clear();
+      collector.merge(std::move(results[i]));
+      results[i] = ClassResult();
+    }
+    collector.merge(std::move(verified));
   }
 
   out.counts = collector.counts();

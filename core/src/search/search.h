@@ -6,7 +6,10 @@
 // unvalidated; inside a class each valid candidate gets the static-memory
 // bound, then the op-level memory and a lower bound of the step time, and
 // only the plans that may still rank have their pipeline simulated (branch and
-// bound; the result equals estimating every candidate). Only the top K, the
+// bound; the result equals estimating every candidate). After each batch the
+// plans that enter the merged top K or Pareto front, and only they, get the
+// memory verdict with the allocator replay, best first (batch_resolve.h): a
+// plan it rejects gives its place to the next. Only the top K, the
 // Pareto front, a bounded sample of points and counters are kept: memory does
 // not grow with the number of candidates. Results and counts do not depend on
 // the number of threads (each batch sees only what earlier batches proved).
@@ -54,10 +57,14 @@ struct SearchCounts {
   /// feasible plans are proven out of the top K and the Pareto front by a lower
   /// bound of their step time (time/pipeline_schedule.h, pipeline_lower_bound).
   int64_t timed = 0;
-  /// Plans that would enter the top K or the Pareto front that the memory verdict with the
-  /// allocator replay (reserved memory) finds not to fit: they leave both lists (they stay
-  /// counted in `feasible`). Like `timed`, it depends on which plans a run had to simulate.
+  /// Plans that would enter the merged top K or Pareto front of their batch that the memory
+  /// verdict with the allocator replay (reserved memory) finds not to fit: they leave both
+  /// lists (they stay counted in `feasible`). Like `timed`, it depends on which plans a run
+  /// had to simulate (with SearchOptions::replay_all: every feasible plan is replayed).
   int64_t rejected_by_replay = 0;
+  /// Distinct plans given the memory verdict with the allocator replay (not in the JSON
+  /// result: a measure of the search's work, like `timed`).
+  int64_t replayed = 0;
   int64_t uneven_candidates = 0;  ///< valid candidates with an uneven stage split
 };
 
@@ -87,6 +94,9 @@ struct SearchOptions {
   bool floors = true;
   /// Keep the points sample (include_points): timing its plans costs time.
   bool points = false;
+  /// Give every plan that fits by the screening the allocator replay's verdict (the
+  /// brute-force path): the same top K and front, exact `rejected_by_replay` counts.
+  bool replay_all = false;
 };
 
 struct ClassOrder {
@@ -105,7 +115,9 @@ struct SearchOutcome {
   std::vector<ScoredCandidate> top;      ///< best first, at most top_k
   std::vector<Estimate> top_estimates;   ///< full estimate of each top entry (no timeline)
   std::vector<ScoredCandidate> pareto;   ///< ascending peak memory
-  std::vector<ScoredCandidate> points;   ///< a deterministic sample of timed feasible plans
+  /// A deterministic sample of timed feasible plans: feasible by the screening's verdict
+  /// (allocated memory, its lower bound); the replay is not run for them.
+  std::vector<ScoredCandidate> points;
   std::optional<ScoredCandidate> closest;  ///< the evaluated plan with the least peak memory
   std::vector<ClassOrder> order;           ///< plan_only: classes, best floor first
   std::vector<int64_t> page_classes;       ///< the classes searched (not whole): ascending
