@@ -119,8 +119,9 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     result.memory.ops = memory_op_table(plan, static_cast<size_t>(result.memory.peak_stage));
   }
   apply_verdict(config, options, result);
-  if (!result.fits && options.suggestions) {
-    result.memory.suggestions = memory_suggestions(config, options);
+  // Out of memory: the nearest changes that fit; tight: those that restore the headroom.
+  if (result.memory.verdict.status != "fits" && options.suggestions) {
+    result.memory.suggestions = memory_suggestions(config, options, result.fits);
   }
   if (options.time_only_within_bytes > 0.0 &&
       result.memory.peak_bytes > options.time_only_within_bytes) {

@@ -119,7 +119,9 @@ bool valid(const Config& c) {
 
 class Explorer {
  public:
-  Explorer(const Config& base, const EstimateOptions& options) : base_(base) {
+  // restore_headroom: the plan is tight, and only neighbours that fit with the headroom count.
+  Explorer(const Config& base, const EstimateOptions& options, bool restore_headroom)
+      : base_(base), restore_headroom_(restore_headroom) {
     quick_ = options;
     quick_.timeline = false;
     quick_.reference_formulas = false;
@@ -131,16 +133,16 @@ class Explorer {
     quick_.time_only_within_bytes = 0.0;
   }
 
-  // Estimates a neighbour; true when it fits.
+  // Estimates a neighbour; true when it fits (with the headroom for a tight plan).
   bool try_one(Neighbour& n) {
     if (!valid(n.config) || budget_ <= 0) return false;
     --budget_;
     EstimateOptions bound = quick_;
     bound.allocator_replay = false;
     bound.time_only_within_bytes = 1.0;  // memory only
-    if (!estimate_with(n.config, bound, nullptr).fits) return false;
+    if (!good_enough(estimate_with(n.config, bound, nullptr))) return false;
     const Estimate e = estimate_with(n.config, quick_, nullptr);
-    if (!e.fits) return false;
+    if (!good_enough(e)) return false;
     n.suggestion.status = e.memory.verdict.status;
     n.suggestion.margin_bytes = e.memory.verdict.margin_bytes;
     n.suggestion.device_bytes = e.memory.verdict.device_bytes;
@@ -182,6 +184,10 @@ class Explorer {
   }
 
  private:
+  bool good_enough(const Estimate& e) const {
+    return restore_headroom_ ? e.memory.verdict.status == "fits" : e.fits;
+  }
+
   // Pairs are tried once: the second change comes later in kChanges than the first.
   static bool later(Change change, const Neighbour& first) {
     const std::string& key = first.suggestion.set.front().first;
@@ -196,6 +202,7 @@ class Explorer {
   }
 
   const Config& base_;
+  bool restore_headroom_;
   EstimateOptions quick_;
   int budget_ = kMaxSuggestionEstimates;
   std::vector<Neighbour> found_;
@@ -203,8 +210,9 @@ class Explorer {
 
 }  // namespace
 
-std::vector<MemorySuggestion> memory_suggestions(const Config& config, const EstimateOptions& options) {
-  return Explorer(config, options).run();
+std::vector<MemorySuggestion> memory_suggestions(const Config& config, const EstimateOptions& options,
+                                                bool restore_headroom) {
+  return Explorer(config, options, restore_headroom).run();
 }
 
 }  // namespace trainsim

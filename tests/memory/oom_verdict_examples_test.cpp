@@ -130,6 +130,23 @@ TEST(OomVerdictExamplesTest, Llama70bPlansOn1024H100) {
   EXPECT_GT(tight["verdict"]["margin_bytes"].get<double>(), 0.0);
   EXPECT_LT(tight["verdict"]["margin_bytes"].get<double>(),
             0.05 * tight["verdict"]["usable_bytes"].get<double>());
+  // A tight plan gets the nearest changes that restore the headroom: each, applied, fits.
+  for (const Json* plan : {&p2p, &tight}) {
+    const Json& suggestions = (*plan)["suggestions"];
+    ASSERT_FALSE(suggestions.empty());
+    const Json config = plan == &p2p ? llama70b_plan(2, 2, 8, 10) : llama70b_plan(4, 1, 4, 10);
+    for (const Json& s : suggestions) {
+      EXPECT_EQ(s["status"], "fits") << s.dump();
+      const Json after = testing::estimate_ok(applied(config, s["set"]))["memory"];
+      std::printf("[oom example]   tight plan, suggestion %s: %s, margin %.2f GiB\n",
+                  s["change"].get<std::string>().c_str(),
+                  after["verdict"]["status"].get<std::string>().c_str(),
+                  after["verdict"]["margin_bytes"].get<double>() / kGiB);
+      EXPECT_EQ(after["verdict"]["status"], "fits") << s.dump();
+      EXPECT_GE(after["verdict"]["margin_bytes"].get<double>(),
+                0.05 * after["verdict"]["usable_bytes"].get<double>());
+    }
+  }
 }
 
 TEST(OomVerdictExamplesTest, SearchOnlyReturnsPlansTheVerdictCallsFits) {

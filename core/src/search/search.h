@@ -125,9 +125,15 @@ struct SearchOutcome {
 
 inline constexpr const char* kPrunedStaticMemory =
     "weights, gradients and optimizer states alone exceed the memory budget";
-inline constexpr const char* kInfeasibleCapacity = "peak memory exceeds the GPU memory";
+// The screening's verdict compares allocated memory (the op walk's peak, before the allocator
+// replay adds what the cache reserves) plus memory outside the allocator with the usable
+// capacity: a lower bound of the need, and the reasons say so.
+inline constexpr const char* kInfeasibleCapacity =
+    "allocated memory plus memory outside the allocator (a lower bound of the need) exceeds "
+    "the usable GPU memory";
 inline constexpr const char* kInfeasibleHeadroom =
-    "peak memory fits the GPU but not the memory headroom";
+    "allocated memory plus memory outside the allocator (a lower bound of the need) fits the "
+    "usable GPU memory but not the memory headroom";
 inline constexpr const char* kInfeasibleGpuHours = "gpu hours to train exceed max_gpu_hours";
 
 // Call within the limits (SearchSpace::limit_issue() empty).
