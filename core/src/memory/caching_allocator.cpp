@@ -365,11 +365,11 @@ void CachingAllocatorSim::empty_cache() { release_cached_blocks(); }
 // release_blocks: cudaFree every cached block that is a whole segment; unmap
 // the free pages of expandable blocks and drop ranges left fully unmapped.
 void CachingAllocatorSim::release_blocks(PoolKind pool) {
-  SizeSet& set = free_set(pool);
+  // In the pool's order; releasing a block erases it from the pool, so the list is taken first.
+  released_.clear();
+  for (const SizeKey& key : free_set(pool)) released_.push_back(key.block);
   scratch_.clear();
-  for (auto it = set.begin(); it != set.end();) {
-    const int32_t index = it->block;
-    ++it;
+  for (const int32_t index : released_) {
     if (blocks_[index].expandable()) {
       scratch_.push_back(index);
     } else if (!blocks_[index].is_split()) {

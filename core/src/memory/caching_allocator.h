@@ -174,6 +174,7 @@ class CachingAllocatorSim {
   std::vector<Block> blocks_;
   std::vector<int32_t> spare_blocks_;
   std::vector<int32_t> scratch_;  // release_blocks' to_unmap, reused
+  std::vector<int32_t> released_;  // release_blocks' walk over a pool, reused
   std::vector<caching_allocator_detail::ExpandableRange> ranges_;
   caching_allocator_detail::IdMap live_;
   caching_allocator_detail::NodePool node_pool_;  // declared before the sets that use it

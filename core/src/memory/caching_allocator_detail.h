@@ -10,6 +10,7 @@
 // contents and order, only more heap calls.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -84,7 +85,35 @@ Set make_set(NodePool& /*pool*/) {
   return Set();
 }
 #endif
-using SizeSet = PooledSet<SizeKey, SizeKeyLess>;
+// BlockPool::blocks as a sorted array: the cached free blocks of a pool are few
+// (tens to hundreds), so a binary search and a short move beat a tree's node
+// per insert (and the heap call per node where there is no pool resource).
+// Same order as the set it replaces; an erase keeps the iterators before it valid.
+template <class Key, class Less>
+class SortedKeys {
+ public:
+  using const_iterator = typename std::vector<Key>::const_iterator;
+  SortedKeys() = default;
+  explicit SortedKeys(NodePool* /*unused*/) {}
+
+  const_iterator begin() const { return keys_.begin(); }
+  const_iterator end() const { return keys_.end(); }
+  bool empty() const { return keys_.empty(); }
+  const_iterator lower_bound(const Key& key) const {
+    return std::lower_bound(keys_.begin(), keys_.end(), key, Less());
+  }
+  void insert(const Key& key) { keys_.insert(lower_bound(key), key); }
+  void erase(const_iterator it) { keys_.erase(it); }
+  void erase(const Key& key) {
+    const const_iterator it = lower_bound(key);
+    if (it != keys_.end() && !Less()(key, *it)) keys_.erase(it);
+  }
+
+ private:
+  std::vector<Key> keys_;
+};
+
+using SizeSet = SortedKeys<SizeKey, SizeKeyLess>;
 using AddressSet = PooledSet<AddressKey, AddressKeyLess>;
 
 // ExpandableSegment: one reserved virtual range of a pool, mapped page by page
