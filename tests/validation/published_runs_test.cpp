@@ -49,10 +49,10 @@ const char* known_deviation(const PublishedCase& c) {
            "clocks and PCIe-switch collectives no microbenchmark of this GPU calibrates";
   }
   if (c.gpu == "b200-sxm-180gb" && c.id.find("235B") != std::string::npos) {
-    return "Qwen3-235B on 8-GPU B200 nodes predicted 30-70% too fast: no grouped-GEMM "
-           "microbenchmark calibrates Blackwell's fine-grained expert GEMMs (SimuMax's B200 table "
-           "shows 0.27-0.51 of peak at about 1000 tokens per expert against the dense 0.65), and "
-           "the 25.11 row runs 23% slower than the 25.09 rows of the same layout";
+    return "Qwen3-235B on 8-GPU B200 nodes predicted 30-60% too fast: SimuMax's B200 grouped-GEMM "
+           "table calibrates the expert GEMMs (bf16, about 0.7 of the dense level at 256 rows per "
+           "expert), but no FP8 / MXFP8 grouped-GEMM measurement of Blackwell exists, and the 25.11 "
+           "row runs 23% slower than the 25.09 rows of the same layout";
   }
   return nullptr;
 }

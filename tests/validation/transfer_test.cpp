@@ -35,7 +35,7 @@ using validation::PublishedCase;
 
 // Regression guards: what the model meets today (the targets are 5% / 15%).
 constexpr double kLogoMedianGuard = 0.10;
-constexpr double kLogoCaseGuard = 0.75;
+constexpr double kLogoCaseGuard = 0.65;  // 61.2% with the B200 grouped-GEMM table (was 72.3%)
 constexpr double kLosoMedianGuard = 0.10;
 constexpr double kInSampleMedianGuard = 0.10;
 constexpr double kFitLow = 0.5, kFitHigh = 1.0;

@@ -1,6 +1,7 @@
 #include "time/efficiency.h"
 
 #include "time/attention_efficiency.h"
+#include "time/gemm_calibration.h"
 
 #include <algorithm>
 #include <cmath>
@@ -103,6 +104,26 @@ double flash_occupancy(const Op& op, double tiles_half, int64_t num_sms) {
   return attention_wave_utilization(tiles, num_sms);
 }
 
+// A shape the measured table of this GPU does not hold (gemm_calibration.h):
+// a bf16 GEMM takes the measured level (the model times the residual of the
+// nearest measured shapes, like an exact hit: no sustained fraction); another
+// format keeps its own plateau and takes the table's shape dependence, the
+// residual over the dense table's median residual. Returns whether the result
+// now stands for a measurement.
+bool apply_calibration(const Op& op, Pass pass, const SystemSpec& system, const TrainingSpec& training,
+                       Figure table, EfficiencyLookup& out) {
+  const std::optional<GemmCalibration> c = calibrate_gemm(op, pass, system, training);
+  if (!c) return false;
+  out.calibration_figure = table;
+  if (!op.fp8 && op.format == GemmFormat::kBf16) {
+    out.efficiency *= c->residual;
+    out.figure = table;
+    return true;
+  }
+  out.efficiency *= c->residual / c->dense_level;
+  return false;
+}
+
 }  // namespace
 
 std::string efficiency_key(const Op& op, Pass pass, const TrainingSpec& training) {
@@ -165,6 +186,7 @@ EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& s
                                                          : gemm_shape_factor(e, k0, n, k, rows, 1);
       out.efficiency = plateau(e, op.format, false, out.figure) * shape;
       out.source = EfficiencySource::kShapeModel;
+      found = apply_calibration(op, pass, system, training, Figure::kMeasuredGemm, out);
       break;
     }
     case ComputeClass::kGroupedGemm: {
@@ -186,6 +208,7 @@ EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& s
                                : gemm_shape_factor(e, k0, n, k, m, groups);
       out.efficiency = plateau(e, op.format, true, out.figure) * shape;
       out.source = EfficiencySource::kShapeModel;
+      found = apply_calibration(op, pass, system, training, Figure::kMeasuredGroupedGemm, out);
       break;
     }
     case ComputeClass::kAttentionForward:

@@ -20,6 +20,8 @@ struct EfficiencyLookup {
   bool measured = false;  ///< came from a measured table
   EfficiencySource source = EfficiencySource::kShapeModel;
   Figure figure = Figure::kCount;  ///< the system figure it scales (kCount: none)
+  /// The measured table that calibrated the shape model's shape dependence (kCount: none).
+  Figure calibration_figure = Figure::kCount;
 };
 
 EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& system,

@@ -92,6 +92,7 @@ OpTime op_time(const Op& op, const Config& config) {
                                 eff.efficiency);
       t.source = eff.source;
       if (eff.figure != Figure::kCount) t.figures.set(static_cast<size_t>(eff.figure));
+      if (eff.calibration_figure != Figure::kCount) t.figures.set(static_cast<size_t>(eff.calibration_figure));
       if (!eff.measured) t.figures.set(static_cast<size_t>(Figure::kSustainedFraction));
       if (eff.source == EfficiencySource::kShapeModel && system.efficiency.gemm_k_half > 0.0) {
         t.figures.set(static_cast<size_t>(Figure::kGemmKHalf));
