@@ -29,7 +29,9 @@ SystemSpec system_with_tables() {
   e.gemm[static_cast<size_t>(GemmFormat::kBf16)] = kBf16Plateau;
   e.gemm[static_cast<size_t>(GemmFormat::kFp8)] = kFp8Plateau;
   e.sustained_fraction = kSustained;
-  e.num_sms = 0;       // no wave quantization
+  e.num_sms = 1;  // one-element tiles on one SM: every shape fills whole waves
+  e.tile_m = 1;
+  e.tile_n = 1;
   e.gemm_k_half = 0.0;  // no K roll-off: the model is the plateau for every shape
   // Dense table at half the model (residual 0.5: the table's own level).
   e.measured_gemm["b=1, m=4096, k=4096, n=4096, layout=TN, accumulate=False, out_dtype=bf16"] = 0.4;
@@ -98,6 +100,18 @@ TEST(GemmCalibrationTest, NoDenseTableLeavesUnmeasuredFormatsToTheShapeModel) {
   const EfficiencyLookup e = compute_efficiency(grouped_op(64, 128, GemmFormat::kFp8), Pass::kForward, s, {});
   EXPECT_EQ(e.calibration_figure, Figure::kCount);
   EXPECT_NEAR(e.efficiency, kFp8Plateau * kSustained, 1e-12);
+}
+
+// A system without a shape model (SimuMax's own configs: one flat factor per
+// class) prices an unmeasured shape at that factor, as SimuMax does.
+TEST(GemmCalibrationTest, WithoutAShapeModelAnUnmeasuredShapeTakesTheFlatFactor) {
+  SystemSpec s = system_with_tables();
+  s.efficiency.num_sms = 0;
+  const EfficiencyLookup hit = compute_efficiency(grouped_op(64, 128, GemmFormat::kBf16), Pass::kForward, s, {});
+  EXPECT_DOUBLE_EQ(hit.efficiency, 0.2);
+  const EfficiencyLookup miss = compute_efficiency(grouped_op(32, 256, GemmFormat::kBf16), Pass::kForward, s, {});
+  EXPECT_FALSE(miss.measured);
+  EXPECT_NEAR(miss.efficiency, kBf16Plateau * kSustained, 1e-12);
 }
 
 // Another pass has no measured point here: the table does not stand in for it.

@@ -24,7 +24,7 @@ struct GemmCalibration {
   double dense_level = 1.0;
 };
 
-// nullopt when the system holds no measured entry of this op's class (dense
+// nullopt when the system has no shape model (num_sms 0) or holds no measured entry of this op's class (dense
 // or grouped) and dtype family (bf16 tables for bf16 ops; for low-precision
 // formats the bf16 tables' shape dependence, when a dense bf16 table exists).
 // `model(m, n, k, groups)` is the shape model's efficiency (plateau x shape
