@@ -180,7 +180,7 @@ int run_export(const std::vector<std::string>& args) {
   return 0;
 }
 
-constexpr const char* kTraceHelp = R"(usage: trainsim trace CONFIG.json [-o OUT.json]
+constexpr const char* kTraceHelp = R"help(usage: trainsim trace CONFIG.json [-o OUT.json]
 One training step of CONFIG.json ('-' reads stdin) as the estimate models it, in the
 Chrome Trace Event Format (JSON Object Format) that ui.perfetto.dev and chrome://tracing open:
   process per pipeline stage   "stage N (layers a-b)"
@@ -193,7 +193,7 @@ Chrome Trace Event Format (JSON Object Format) that ui.perfetto.dev and chrome:/
   otherData                    trainsim version, config summary, step time, per-stage figures
 Without -o the envelope's "result" is the trace; with -o OUT.json the trace is written to
 OUT.json and the envelope says what was written. Bad input: the error envelope, exit 2.
-)";
+)help";
 
 // trace CONFIG.json [-o OUT.json]
 int run_trace(const std::vector<std::string>& args) {

@@ -29,7 +29,7 @@ struct Case {
 // Every pipeline schedule, interleaving, CP, EP.
 const Case kCases[] = {
     {"1f1b_tp2_pp2", R"({})"},
-    {"1f1b_cp2", R"({"training": {"cp": 2, "global_batch_size": 32}})"},
+    {"1f1b_cp2", R"({"training": {"cp": 2, "cp_comm_type": "a2a", "global_batch_size": 32}})"},
     {"interleaved", R"({"training": {"pp": 4, "vpp": 2, "global_batch_size": 32}})"},
     {"zero_bubble_h1", R"({"training": {"pp": 4, "pipeline_schedule": "zero_bubble_h1", "global_batch_size": 32}})"},
     {"zero_bubble_v", R"({"training": {"pp": 4, "vpp": 2, "pipeline_schedule": "zero_bubble_v",
@@ -80,8 +80,12 @@ TEST_P(TraceCaseTest, FollowsTheFormatAndTheEstimate) {
     const int64_t tid = e["tid"];
     ASSERT_GE(e["ts"].get<double>(), 0.0) << e;
     if (ph == "M") {
-      if (e["name"] == "process_name") EXPECT_TRUE(process_names.emplace(pid, e["args"]["name"]).second) << e;
-      if (e["name"] == "thread_name") EXPECT_TRUE(thread_names.emplace(std::pair{pid, tid}, e["args"]["name"]).second);
+      if (e["name"] == "process_name") {
+        EXPECT_TRUE(process_names.emplace(pid, e["args"]["name"]).second) << e;
+      }
+      if (e["name"] == "thread_name") {
+        EXPECT_TRUE(thread_names.emplace(std::pair{pid, tid}, e["args"]["name"]).second) << e;
+      }
     } else if (ph == "X") {
       ASSERT_TRUE(e["dur"].is_number()) << e;
       const double ts = e["ts"];
@@ -128,7 +132,10 @@ TEST_P(TraceCaseTest, FollowsTheFormatAndTheEstimate) {
     EXPECT_LT(relative_gap(busy_us[{pid, "tp_comm"}] * 1e-6, b["tp_comm_exposed_s"]), 1e-6) << "stage " << s;
     EXPECT_LT(relative_gap(busy_us[{pid, "cp_comm"}] * 1e-6, b["cp_comm_exposed_s"]), 1e-6) << "stage " << s;
     EXPECT_LT(relative_gap(busy_us[{pid, "host_wait"}] * 1e-6, b["host_overhead_s"]), 1e-6) << "stage " << s;
-    if (b["ep_comm_exposed_s"].get<double>() > 0.0) EXPECT_GT(busy_us[{pid, "ep_comm"}], 0.0) << "stage " << s;
+    if (b["ep_comm_exposed_s"].get<double>() > 0.0) {
+      const double ep_us = busy_us[{pid, "ep_comm"}];
+      EXPECT_GT(ep_us, 0.0) << "stage " << s;
+    }
     EXPECT_LT(relative_gap(busy_us[{pid, "optimizer"}] * 1e-6, b["optimizer_s"]), 1e-6) << "stage " << s;
     EXPECT_LT(relative_gap(busy_us[{pid, "dp_comm"}] * 1e-6, b["dp_comm_exposed_s"]), 1e-6) << "stage " << s;
   }
@@ -180,24 +187,32 @@ TEST_P(TraceCaseTest, FollowsTheFormatAndTheEstimate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, TraceCaseTest, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.name); });
 
-TEST(TraceTest, ThreadsForTheModelledStreams) {
-  Json config = config_of(kCases[1]);  // tp 2, cp 2, pp 2, dp 2
-  const Json trace = Json::parse(call("trace", config.dump()).envelope)["result"];
+std::set<std::string> thread_names_of_stage_0(const Case& c) {
+  const Json trace = Json::parse(call("trace", config_of(c).dump()).envelope)["result"];
   std::set<std::string> names;
   for (const Json& e : trace["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0) names.insert(e["args"]["name"]);
   }
-  for (const char* name : {"compute", "TP collectives", "CP collectives", "PP send/recv"}) {
+  return names;
+}
+
+TEST(TraceTest, ThreadsForTheModelledStreams) {
+  std::set<std::string> names = thread_names_of_stage_0(kCases[1]);  // tp 2, cp 2 (a2a), pp 2, dp 2
+  for (const char* name : {"compute", "TP collectives", "CP collectives", "PP send/recv", "DP collectives"}) {
     EXPECT_TRUE(names.count(name)) << name;
   }
   EXPECT_FALSE(names.count("EP all-to-all"));  // ep 1: nothing to draw
+  names = thread_names_of_stage_0(kCases[5]);  // DualPipe, ep 4, tp 1: async p2p, no transfer slices
+  for (const char* name : {"compute", "EP all-to-all"}) EXPECT_TRUE(names.count(name)) << name;
+  for (const char* name : {"TP collectives", "PP send/recv"}) EXPECT_FALSE(names.count(name)) << name;
 }
 
 TEST(TraceTest, BadInputIsAnsweredAsEstimateAnswersIt) {
   Json infeasible = testing::base_config();
   infeasible["training"]["tp"] = 3;  // 32 heads
+  infeasible["system"]["num_gpus"] = 12;
   const ApiResult trace = call("trace", infeasible.dump());
   const ApiResult estimate = call("estimate", infeasible.dump());
   EXPECT_FALSE(trace.ok);

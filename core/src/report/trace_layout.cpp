@@ -168,7 +168,10 @@ class LayoutBuilder {
     const StageMemory& memory = estimate_.memory.stages[static_cast<size_t>(s)];
     static_bytes_ = memory.parameters_bytes + memory.gradients_bytes + memory.optimizer_bytes + memory.buffers_bytes;
     live_bytes_ = 0.0;
-    const auto& spans = estimate_.timeline.stages[static_cast<size_t>(s)];
+    // In time order (Megatron's simulator appends a transfer to both ranks when it ends).
+    std::vector<TimelineSpan> spans = estimate_.timeline.stages[static_cast<size_t>(s)];
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const TimelineSpan& x, const TimelineSpan& y) { return x.start_s < y.start_s; });
     const auto& chunk_times = chunk_times_[static_cast<size_t>(s)];
     const bool megatron = config_.training.parallel.schedule == PipelineSchedule::kOneFOneB;
     std::set<std::pair<int64_t, int64_t>> weight_split;  // (mb, chunk) whose W runs apart
