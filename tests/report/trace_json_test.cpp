@@ -40,6 +40,8 @@ const Case kCases[] = {
                            "sequence_parallel": false, "pipeline_schedule": "dualpipe_v", "global_batch_size": 32}})"},
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 Json config_of(const Case& c) {
   Json config = testing::base_config();
   config.merge_patch(Json::parse(c.patch));
