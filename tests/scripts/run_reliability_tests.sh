@@ -38,8 +38,14 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:dete
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 echo "== sanitizer tests (ASan+UBSan)"
+# The transfer test refits the sustained fraction for every held-out generation
+# and source (tens of thousands of estimates of the published runs, 3-4 min
+# natively): under the sanitizers it would take most of CI's time while running
+# no code the rest of the suite does not. It runs in the native suite.
+skipped='^TransferTest\.'
+echo "not run under the sanitizers (run natively): $skipped"
 started=$SECONDS
-(cd "$dir" && ctest --output-on-failure -j "$jobs")
+(cd "$dir" && ctest --output-on-failure -j "$jobs" -E "$skipped")
 echo "sanitizer tests: $((SECONDS - started)) s"
 
 [ "$fuzz" = ON ] || { echo "fuzzing skipped: $cxx is not Clang"; exit 0; }
