@@ -50,20 +50,32 @@ double straggler_ratio(const Config& config) {
   return 1.0 + x / (x + 1.0) * c * std::sqrt(x);
 }
 
-// Megatron overlaps the gradient reduce-scatter with the last micro-batch's
-// backward (--overlap-grad-reduce) and the parameter all-gather with the first
-// forward (--overlap-param-gather); the last bucket always stays exposed.
-double exposed_dp_s(const Config& config, const DpTime& dp, double forward_s, double backward_s) {
-  const OverlapSpec& o = config.training.overlap;
-  auto exposed = [](double comm, double window, double buckets) {
-    const double tail = buckets > 0.0 ? comm / buckets : comm;
-    return std::max(tail, comm - window);
-  };
-  const double reduce = o.grad_reduce ? exposed(dp.reduce_scatter_s, backward_s, dp.reduce_buckets)
-                                      : dp.reduce_scatter_s;
-  const double gather = o.param_gather ? exposed(dp.all_gather_s, forward_s, dp.gather_buckets)
-                                       : dp.all_gather_s;
-  return reduce + gather;
+// The stage as data-parallel communication sees it: each chunk's FSDP units
+// (a transformer layer, or the embedding / head block) in forward order and the
+// chunk's forward and backward per micro-batch.
+DpStage dp_stage(const ModelPlan& plan, size_t stage, const std::vector<ChunkTime>& chunks,
+                 const StageMemory& memory, double passes) {
+  DpStage dp;
+  dp.dense = memory.dense_parameters;
+  dp.expert = memory.expert_parameters;
+  dp.passes = passes;
+  for (size_t c = 0; c < plan.stages[stage].size(); ++c) {
+    DpChunk chunk;
+    chunk.forward_s = chunks[c].forward_phase_s();
+    chunk.backward_s = chunks[c].backward_phase_s();
+    for (const BlockRun& run : plan.stages[stage][c].runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      const double layers = d(std::max<int64_t>(1, block.num_layers));
+      DpUnit unit;
+      for (const Op& op : block.ops) unit.dense += op.dense_params, unit.expert += op.expert_params;
+      unit.dense /= layers;
+      unit.expert /= layers;
+      unit.count = d(run.repeat) * layers;
+      if (unit.dense + unit.expert > 0.0) chunk.units.push_back(unit);
+    }
+    dp.chunks.push_back(std::move(chunk));
+  }
+  return dp;
 }
 
 double busy_s(const TimeBreakdown& b) {
@@ -181,10 +193,11 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     st.forward_per_micro_batch_s = c.forward_phase_s();
     st.backward_per_micro_batch_s = c.backward_phase_s();
     st.pipeline_s = pipeline.finish_s[s];
-    const DpTime dp = dp_comm_time(config, memory[s].dense_parameters, memory[s].expert_parameters);
+    // ZeRO-2 / 3 communicate every micro-batch; what compute cannot hide delays
+    // the stage's passes, counted here beside the once-per-step exposure.
+    const DpTime dp = dp_comm_time(config, dp_stage(plan, s, run_in.chunks[s], memory[s], mbc));
     st.dp_comm_s = dp.total();
-    st.dp_comm_exposed_s =
-        exposed_dp_s(config, dp, st.forward_per_micro_batch_s, st.backward_per_micro_batch_s);
+    st.dp_comm_exposed_s = dp.exposed_s;
     st.optimizer_s = optimizer_time_s(config, memory[s].dense_parameters, memory[s].expert_parameters);
     st.total_s = ratio * pipeline.makespan_s + st.dp_comm_exposed_s + st.optimizer_s;
     TimeBreakdown& b = st.breakdown;
