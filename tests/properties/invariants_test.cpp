@@ -170,24 +170,6 @@ TEST(InvariantTest, HigherZeroStageNeverLessDpCommunication) {
   }, 1.0);
 }
 
-// Doubling cp at fixed dp (twice the GPUs) never more than halves the step: the
-// work per GPU halves at best, and the larger DP group never moves fewer bytes.
-TEST(InvariantTest, DoublingCpNeverMoreThanHalvesTheStep) {
-  for_each_config("doubling cp never more than halves the step", [](const json& config) {
-    json doubled = config;
-    doubled["training"]["cp"] = 2 * config["training"]["cp"].get<int64_t>();
-    doubled["system"]["num_gpus"] = 2 * config["system"]["num_gpus"].get<int64_t>();
-    if (!doubled["training"].contains("cp_comm_type")) doubled["training"]["cp_comm_type"] = "p2p";
-    Config parsed;
-    Issues issues;
-    if (!parse_config(doubled.dump(), parsed, issues)) return 0;  // cp * 2 not valid for this model
-    const Estimate before = run(config), after = estimate(parsed);
-    EXPECT_GE(after.time.iteration_s, 0.5 * before.time.iteration_s * (1 - kRel))
-        << "cp " << config["training"]["cp"] << " -> " << doubled["training"]["cp"];
-    return 1;
-  }, 0.5);
-}
-
 // Memory parts sum to every stage's peak and time parts to the step.
 TEST(InvariantTest, PartsSumToTotals) {
   for_each_config("parts sum to totals", [](const json& config) {

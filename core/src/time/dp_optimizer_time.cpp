@@ -83,26 +83,27 @@ void once_per_step(const Config& config, const DpStage& stage, double forward_s,
   }
   t.reduce_scatter_s = r.seconds, t.reduce_bytes = r.bytes, t.reduce_calls = r.calls;
   t.all_gather_s = g.seconds, t.gather_bytes = g.bytes, t.gather_calls = g.calls;
-  t.exposed_s = (o.grad_reduce ? exposed_after(r, backward_s) : r.seconds) +
-                (o.param_gather ? exposed_after(g, forward_s) : g.seconds);
+  t.step_exposed_s = (o.grad_reduce ? exposed_after(r, backward_s) : r.seconds) +
+                     (o.param_gather ? exposed_after(g, forward_s) : g.seconds);
 }
 
 // ZeRO 2: each chunk's gradients reduce-scattered after each of its backward
-// passes, behind that backward; the last bucket of the step stays exposed.
+// passes, behind that backward; the step's last bucket stays exposed after it.
 void per_micro_batch_reduce(const Config& config, const DpStage& stage, DpTime& t) {
   const bool overlap = config.training.overlap.grad_reduce;
   Priced total;
-  double exposed = 0.0, tail = 0.0;
-  for (const DpChunk& chunk : stage.chunks) {
+  double tail = 0.0;
+  for (size_t c = 0; c < stage.chunks.size(); ++c) {
+    const DpChunk& chunk = stage.chunks[c];
     double dense = 0.0, expert = 0.0;
     for (const DpUnit& u : chunk.units) dense += u.count * u.dense, expert += u.count * u.expert;
     const Priced r = reduce(config, dense, expert);
     total += r.times(stage.passes);
-    exposed += stage.passes * (overlap ? std::max(0.0, r.seconds - chunk.backward_s) : r.seconds);
-    if (r.calls > 0.0) tail = std::max(tail, r.seconds / r.calls);
+    t.backward_pass_exposed_s[c] = overlap ? std::max(0.0, r.seconds - chunk.backward_s) : r.seconds;
+    if (overlap && r.calls > 0.0) tail = std::max(tail, r.seconds / r.calls);
   }
   t.reduce_scatter_s = total.seconds, t.reduce_bytes = total.bytes, t.reduce_calls = total.calls;
-  t.exposed_s += overlap ? std::max(tail, exposed) : exposed;
+  t.step_exposed_s += tail;
 }
 
 // ZeRO 3, one chunk pass: with prefetch, unit i+1's gather runs behind unit i's
@@ -135,8 +136,8 @@ UnitPass unit_pass(const Config& config, const DpChunk& chunk) {
 void per_unit(const Config& config, const DpStage& stage, DpTime& t) {
   const OverlapSpec& o = config.training.overlap;
   Priced gathers, reduces;
-  double exposed = 0.0;
-  for (const DpChunk& chunk : stage.chunks) {
+  for (size_t c = 0; c < stage.chunks.size(); ++c) {
+    const DpChunk& chunk = stage.chunks[c];
     const UnitPass u = unit_pass(config, chunk);
     if (u.units <= 0.0) continue;
     const double hidden_share = (u.units - 1.0) / u.units;
@@ -149,19 +150,21 @@ void per_unit(const Config& config, const DpStage& stage, DpTime& t) {
                             (o.grad_reduce ? r - u.last_reduce_s : 0.0);
     const double backward = head + (o.grad_reduce ? u.last_reduce_s : r) +
                             std::max(0.0, hideable - chunk.backward_s * hidden_share);
-    exposed += stage.passes * (forward + backward);
+    t.forward_pass_exposed_s[c] = forward;
+    t.backward_pass_exposed_s[c] = backward;
     gathers += u.gathers.times(2.0 * stage.passes);  // before forward and before backward
     reduces += u.reduces.times(stage.passes);
   }
   t.reduce_scatter_s = reduces.seconds, t.reduce_bytes = reduces.bytes, t.reduce_calls = reduces.calls;
   t.all_gather_s = gathers.seconds, t.gather_bytes = gathers.bytes, t.gather_calls = gathers.calls;
-  t.exposed_s = exposed;
 }
 
 }  // namespace
 
 DpTime dp_comm_time(const Config& config, const DpStage& stage) {
   DpTime t;
+  t.forward_pass_exposed_s.assign(stage.chunks.size(), 0.0);
+  t.backward_pass_exposed_s.assign(stage.chunks.size(), 0.0);
   double forward_s = 0.0, backward_s = 0.0;  // one micro-batch, all chunks
   for (const DpChunk& c : stage.chunks) forward_s += c.forward_s, backward_s += c.backward_s;
   const int64_t zero = config.training.zero_stage;
@@ -169,12 +172,16 @@ DpTime dp_comm_time(const Config& config, const DpStage& stage) {
     once_per_step(config, stage, forward_s, backward_s, t);
   } else if (zero == 2) {
     once_per_step(config, stage, forward_s, backward_s, t);  // the parameter gather
-    t.exposed_s = config.training.overlap.param_gather
-                      ? exposed_after({t.all_gather_s, t.gather_bytes, t.gather_calls}, forward_s)
-                      : t.all_gather_s;
+    t.step_exposed_s = config.training.overlap.param_gather
+                           ? exposed_after({t.all_gather_s, t.gather_bytes, t.gather_calls}, forward_s)
+                           : t.all_gather_s;
     per_micro_batch_reduce(config, stage, t);
   } else {
     per_unit(config, stage, t);
+  }
+  t.exposed_s = t.step_exposed_s;
+  for (size_t c = 0; c < stage.chunks.size(); ++c) {
+    t.exposed_s += stage.passes * (t.forward_pass_exposed_s[c] + t.backward_pass_exposed_s[c]);
   }
   return t;
 }

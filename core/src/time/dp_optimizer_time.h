@@ -53,7 +53,13 @@ struct DpTime {
   double gather_bytes = 0.0;      ///< parameter bytes gathered per step
   double reduce_calls = 0.0;      ///< collectives (buckets) per step
   double gather_calls = 0.0;
-  double exposed_s = 0.0;         ///< what compute does not hide (see dp_optimizer_time.cpp)
+  /// What compute does not hide, per pass of each chunk (ZeRO 2 / 3: it lengthens
+  /// the chunk's forward and backward inside the pipeline) ...
+  std::vector<double> forward_pass_exposed_s;
+  std::vector<double> backward_pass_exposed_s;
+  /// ... and once per step after the pipeline (ZeRO 0 / 1, ZeRO 2's gather and last bucket).
+  double step_exposed_s = 0.0;
+  double exposed_s = 0.0;  ///< over the step: passes x per-pass exposure + step_exposed_s
   double total() const { return reduce_scatter_s + all_gather_s; }
 };
 
