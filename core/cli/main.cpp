@@ -32,6 +32,11 @@ constexpr const char* kUsage = R"(usage:
   trainsim alloc-trace CONFIG.json [--stage N]
                                        the allocation trace of pipeline stage N (default 0) as
                                        [id, size_bytes, is_free] events, for a GPU replay
+  trainsim trace CONFIG.json [-o OUT.json]
+                                       one training step as the estimate models it, as a Chrome
+                                       Trace Event / Perfetto JSON (ui.perfetto.dev,
+                                       chrome://tracing); -o writes the trace itself to OUT.json
+                                       and prints a summary envelope
   trainsim version
 Output is one JSON envelope: {"schema_version":1,"ok":true,"result":{...}} or
 {"schema_version":1,"ok":false,"errors":[{"path":"/training/tp","message":"..."}]}.
@@ -175,6 +180,57 @@ int run_export(const std::vector<std::string>& args) {
   return 0;
 }
 
+constexpr const char* kTraceHelp = R"help(usage: trainsim trace CONFIG.json [-o OUT.json]
+One training step of CONFIG.json ('-' reads stdin) as the estimate models it, in the
+Chrome Trace Event Format (JSON Object Format) that ui.perfetto.dev and chrome://tracing open:
+  process per pipeline stage   "stage N (layers a-b)"
+  threads                      compute, TP / CP collectives, EP all-to-all, host waits,
+                               DP collectives, PP send/recv (Megatron's blocking p2p)
+  complete events ("X")        each micro-batch's F / B / W per chunk as the pipeline
+                               simulation scheduled it, split into its parts (ts, dur in us)
+  flow events ("s"/"f")        activations and gradients crossing stages, per micro-batch
+  counters ("C")               modelled allocated bytes per stage (static + live activations)
+  otherData                    trainsim version, config summary, step time, per-stage figures
+Without -o the envelope's "result" is the trace; with -o OUT.json the trace is written to
+OUT.json and the envelope says what was written. Bad input: the error envelope, exit 2.
+)help";
+
+// trace CONFIG.json [-o OUT.json]
+int run_trace(const std::vector<std::string>& args) {
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << kTraceHelp;
+    return 0;
+  }
+  std::string config_path;
+  std::string out_path;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-o" || args[i] == "--output") {
+      if (i + 1 >= args.size() || !out_path.empty()) return usage_error("trace takes CONFIG.json [-o OUT.json]");
+      out_path = args[++i];
+    } else if (config_path.empty()) {
+      config_path = args[i];
+    } else {
+      return usage_error("trace takes CONFIG.json [-o OUT.json]");
+    }
+  }
+  if (config_path.empty()) return usage_error("trace takes CONFIG.json [-o OUT.json]");
+  std::string text;
+  std::string error;
+  if (!read_input(config_path, text, error)) return file_error("", error);
+  const trainsim::ApiResult envelope = trainsim::call("trace", text);
+  if (out_path.empty() || !envelope.ok) return emit(envelope);
+  const auto trace = nlohmann::json::parse(envelope.envelope)["result"];
+  const std::string trace_text = trace.dump() + "\n";
+  std::ofstream out(out_path, std::ios::binary);
+  if (!out || !out.write(trace_text.data(), static_cast<std::streamsize>(trace_text.size()))) {
+    return file_error("-o", "cannot write file \"" + out_path + "\"");
+  }
+  const nlohmann::json summary = {{"written", out_path},
+                                  {"bytes", trace_text.size()},
+                                  {"events", trace["traceEvents"].size()}};
+  return emit({"{\"schema_version\":1,\"ok\":true,\"result\":" + summary.dump() + "}", true, false});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -230,6 +286,7 @@ int main(int argc, char** argv) {
     }
     return run_import_simumax(std::vector<std::string>(args.begin() + 2, args.end()));
   }
+  if (command == "trace") return run_trace(std::vector<std::string>(args.begin() + 1, args.end()));
   if (command == "export") return run_export(std::vector<std::string>(args.begin() + 1, args.end()));
   return usage_error("unknown command \"" + command + "\"");
 }

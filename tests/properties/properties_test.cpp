@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/estimate_generated.h"
 #include "properties/random_configs.h"
 #include "test_util.h"
 
@@ -25,17 +26,7 @@ constexpr int kNumConfigs = 120;
 constexpr double kRel = 1e-12;  // parts vs totals; both sides are sums of the same doubles
 
 
-Estimate run(const json& document) {
-  Config config;
-  Issues issues;
-  if (!parse_config(document.dump(), config, issues)) {
-    std::string text;
-    for (const Issue& issue : issues) text += issue.path + ": " + issue.message + "\n";
-    ADD_FAILURE() << "generated config is invalid:\n" << text << document.dump();
-    return {};
-  }
-  return estimate(config);
-}
+Estimate run(const json& document) { return testing::estimate_generated(document); }
 
 bool near(double a, double b, double rel = kRel) {
   return std::fabs(a - b) <= rel * std::max({std::fabs(a), std::fabs(b), 1e-300});

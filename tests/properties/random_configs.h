@@ -135,6 +135,7 @@ inline json random_config(uint64_t seed) {
       json modules = {"core_attn"};
       if (r.coin()) modules.push_back(moe ? "moe_act" : "mlp");
       if (mla && r.coin()) modules.push_back("mla_up_proj");
+      if (r.coin(0.3)) modules.push_back("layernorm");
       training["recompute"] = {{"granularity", "selective"}, {"modules", modules}};
       break;
     }

@@ -29,6 +29,14 @@ const KnownDeviation kDeviations[] = {
           "SimuMax falls back to the non-interleaved in-flight count"},
     {209, "3 dense layers over 2-layer stages: Megatron places dense layers by global index "
           "(layer 2 on stage 1); SimuMax drops the surplus and makes stage 1 all-MoE"},
+    // Megatron-LM transformer_layer.py (_forward_mlp): the MLP checkpoint saves its
+    // input, the pre-MLP norm output, whose storage the layernorm checkpoint then frees
+    // (CheckpointWithoutOutput.discard_output_and_register_recompute) and restores in
+    // backward before the MLP is recomputed, so the layer keeps only the norm's input.
+    {121, "layernorm + mlp recompute: the MLP checkpoint's input is the discarded norm output "
+          "(transformer_layer.py), so only the norm input is kept; SimuMax keeps more"},
+    {149, "layernorm + mlp recompute: the MLP checkpoint's input is the discarded norm output "
+          "(transformer_layer.py), so only the norm input is kept; SimuMax keeps more"},
 };
 // Peak within 2%, but the activation part differs by design: a recomputed
 // segment of a single op stores its input as the checkpoint (Megatron's
@@ -37,7 +45,6 @@ const KnownDeviation kDeviations[] = {
 const KnownDeviation kActivationDeviations[] = {
     {116, "core_attn recompute: the core attention's q/k/v input is the checkpoint"},
     {191, "mla_up_proj with q_lora_rank 0: linear_q_proj's input is the checkpoint"},
-    {200, "mla_up_proj with q_lora_rank 0: linear_q_proj's input is the checkpoint"},
 };
 
 // Configurations SimuMax accepts that Transformer Engine cannot run.

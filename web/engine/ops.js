@@ -3,13 +3,13 @@
 // core/include/trainsim/trainsim.h and the `schema` op). Shared by the
 // workers and the in-page fallback; the client parses the text.
 // The page has two modules: trainsim_web answers the calculator's ops and
-// trainsim_tools the tools' (search, what-if, imports, Megatron export); that
-// one is loaded on the first call that needs it, so the first download leaves
-// it out.
+// trainsim_tools the tools' (search, what-if, imports, Megatron export, the
+// step trace); that one is loaded on the first call that needs it, so the
+// first download leaves it out.
 // Besides the core's ops, a worker answers two of its own: 'version'
 // (Module.version()) and 'ready' (the page's module has loaded).
 export const TOOL_OPS = new Set(['search', 'search_merge', 'whatif', 'scale_system',
-  'import_hf', 'import_megatron', 'import_simumax', 'export_megatron', 'allocation_trace']);
+  'import_hf', 'import_megatron', 'import_simumax', 'export_megatron', 'allocation_trace', 'trace']);
 
 // The page's modules (each worker and the in-page fallback hold their own):
 // the calculator's starts loading at once, the tools' on first use.

@@ -1,6 +1,6 @@
 // The Export dialog: the current plan as Megatron-LM flags (with a copy
 // button), as trainsim JSON (as given, or canonical with every default
-// written), its results as JSON and CSV, the search's ranked plans as JSON
+// written), its results as JSON and CSV, one step as a Perfetto trace, the search's ranked plans as JSON
 // and CSV, and every chart on the page as SVG or PNG. A plan that does not fit
 // (or is invalid) is flagged at the top: its flags would not train.
 import { h } from '../lib/dom.js';
@@ -82,6 +82,12 @@ export function mount(root, store, actions) {
       const envelope = await actions.engine('export_csv', JSON.stringify(config()));
       if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
       saveText(envelope.result.csv, 'trainsim-result.csv', 'text/csv');
+    }),
+    // One step as a Chrome Trace Event / Perfetto JSON (the core's 'trace' op, tools module).
+    button('export-trace', 'Download trace (Perfetto JSON)', async () => {
+      const envelope = await actions.engine('trace', JSON.stringify(config()));
+      if (!envelope.ok) throw new Error(envelope.errors?.[0]?.message ?? 'invalid config');
+      saveText(`${JSON.stringify(envelope.result)}\n`, 'trainsim-trace.json', 'application/json');
     }));
   const warning = h('div', { class: 'outcome bad', id: 'export-warning', role: 'alert', hidden: true });
   const searchButtons = h('div', { class: 'export-buttons', id: 'export-search' },

@@ -38,7 +38,7 @@ std::string call_json(std::string_view op, std::string_view input);
 /// modules: the calculator's (estimate, presets, preset, schema, export_config,
 /// export_csv) and the tools' (search, search_merge, whatif, scale_system,
 /// import_hf, import_megatron, import_simumax, export_megatron,
-/// allocation_trace), which the page loads when a tool is first used. Another
+/// allocation_trace, trace), which the page loads when a tool is first used. Another
 /// op is an unknown-op error envelope naming the group's ops.
 std::string call_json_page(std::string_view op, std::string_view input);
 std::string call_json_tools(std::string_view op, std::string_view input);

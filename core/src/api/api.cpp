@@ -23,9 +23,9 @@ struct Op {
 // Adding an operation: write it (api/*_ops.cpp) and add its row to one of the
 // two groups. The page's first WebAssembly module links only the calculator's
 // group; the tools' group (search, what-if, imports, Megatron export, the
-// allocation trace) is a second module that the page loads when a tool is
-// first used (wasm/CMakeLists.txt), so the first download leaves their code
-// out. The CLI, the C++ API and the single-file module for embedders have both.
+// allocation trace, the step trace) is a second module that the page loads
+// when a tool is first used (wasm/CMakeLists.txt), so the first download
+// leaves their code out. The CLI, the C++ API and the single-file module for embedders have both.
 constexpr std::array kPageOps = {
     Op{"estimate", &api::estimate},
     Op{"presets", &api::presets},
@@ -44,6 +44,7 @@ constexpr std::array kToolOps = {
     Op{"import_simumax", &api::import_simumax_document},
     Op{"export_megatron", &api::export_megatron},
     Op{"allocation_trace", &api::allocation_trace},
+    Op{"trace", &api::trace},
 };
 
 template <std::size_t... Sizes>

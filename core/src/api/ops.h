@@ -37,6 +37,9 @@ ApiResult import_simumax_document(std::string_view input);
 // api/memory_ops.cpp: {"config": ..., "stage": n} -> the stage's allocation trace.
 ApiResult allocation_trace(std::string_view input);
 
+// api/trace_ops.cpp: a config document -> one step as a Chrome Trace Event / Perfetto document.
+ApiResult trace(std::string_view config_text);
+
 // api/search_ops.cpp: search and what-if documents in.
 ApiResult search(std::string_view search_text);
 ApiResult search_merge(std::string_view pages_text);

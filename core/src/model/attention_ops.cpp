@@ -204,7 +204,13 @@ void append_gqa(OpList& ops, const OpFactory& f, const AttentionRecompute& r, bo
   qkv.recompute = r.q_up || r.discard_norm_output;
   qkv.input_shared = r.discard_norm_output;
   add_linear(ops, f, qkv, false);
-  ops.back().recompute_tail = r.discard_norm_output;
+  // Megatron "layernorm" recompute alone (transformer_layer.py,
+  // CheckpointWithoutOutput around the input norm): only the norm re-runs, so the
+  // segment ends at the QKV projection, whose output is kept; core attention's
+  // own checkpoint (core_attn) then stores q, k, v as usual.
+  const bool norm_only = r.discard_norm_output && !r.q_up;
+  ops.back().recompute_tail = norm_only;
+  ops.back().segment_end = norm_only;
   AttentionDims dims;
   dims.score_fraction = score_fraction;
   dims.rows = d(ctx.tokens_gemm());
@@ -252,7 +258,7 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
   const bool bypass_up = r.mla_up_proj && cp_a2a;  // TE cannot keep q/k/v across the a2a
   const bool down_segment_end = rc.selective && r.input_norm;
   auto linear = [&](const char* name, int64_t in_rows, int64_t in_width, int64_t out_width,
-                    bool recompute, bool gathered) {
+                    bool recompute, bool gathered, bool input_restored = false) {
     LinearArgs a;
     a.name = name;
     a.rows = in_rows;
@@ -260,11 +266,25 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
     a.out_width = out_width;
     a.recompute = recompute;
     a.gathered_input = gathered;
+    a.input_restored = input_restored;
     add_linear(ops, f, a, false);
     return &ops.back();
   };
+  // Megatron "layernorm" recompute: the input norm's output is discarded and
+  // re-computed in backward (transformer_layer.py, CheckpointWithoutOutput), so
+  // the projections reading it store no copy of it, and one that starts a
+  // segment of its own stores no checkpoint (the norm's segment restores it).
+  const bool discarded_input = r.discard_norm_output;
   if (mla.q_lora_rank == 0) {
-    linear("attention.linear_q_proj", rows_local, m.hidden_size, heads * qk_dim, r.q_up, false);
+    Op* q_proj = linear("attention.linear_q_proj", rows_local, m.hidden_size, heads * qk_dim,
+                        r.q_up || discarded_input, false);
+    if (discarded_input) {
+      q_proj->cache_bytes = 0.0;
+      if (!r.q_up) {
+        q_proj->recompute_tail = true;
+        q_proj->segment_end = down_segment_end;
+      }
+    }
   } else {
     Op* down = linear("attention.linear_q_down_proj", rows_local, m.hidden_size, mla.q_lora_rank,
                       r.q_down, false);
@@ -276,7 +296,8 @@ void append_mla(OpList& ops, const OpFactory& f, const LayerRecompute& rc, doubl
   }
   // The kv down projection shares its input with the q down projection.
   Op* kv_down = linear("attention.linear_kv_down_proj", rows_local, m.hidden_size,
-                       mla.kv_lora_rank + mla.qk_rope_head_dim, r.kv_down, false);
+                       mla.kv_lora_rank + mla.qk_rope_head_dim, r.kv_down, false,
+                       discarded_input);
   kv_down->cache_bytes = 0.0;
   kv_down->segment_end = down_segment_end;
   kv_down->recompute_tail = r.kv_down && (rc.keep_tail_outputs || r.discard_norm_output);

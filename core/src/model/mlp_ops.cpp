@@ -25,18 +25,24 @@ void append_dense_mlp(OpList& ops, const OpFactory& f, const LayerRecompute& rc,
   const OpContext& ctx = f.ctx();
   const MlpRecompute& r = rc.mlp;
   const bool checkpointed = shared ? (r.shared || r.moe) : (r.linear || r.dense_mlp);
-  // Megatron "layernorm" recompute: fc1 re-runs the norm instead of storing its input.
-  const bool norm_tail = r.discard_norm_output && !shared;
+  // Megatron "layernorm" recompute (transformer_layer.py: the pre-MLP norm runs
+  // under CheckpointWithoutOutput, its output is discarded once the MLP has run
+  // and re-computed when backward reaches the MLP). With the MLP itself not
+  // checkpointed, fc1 keeps its output and only the norm re-runs (fc1 is the
+  // segment's kept tail). With "mlp" too, the MLP checkpoint's input is that
+  // discarded output: norm, fc1, activation and fc2 form one segment whose
+  // checkpoint is the norm's input, and fc1 re-runs with the rest.
+  const bool norm_tail = r.discard_norm_output && !shared && !checkpointed;
   LinearArgs fc1;
   fc1.name = shared ? "mlp.shared_experts.linear_fc1" : "mlp.linear_fc1";
   fc1.rows = ctx.tokens_local();
   fc1.in_width = ctx.model.hidden_size;
   fc1.out_width = up_width(ctx.model, ffn) / ctx.tp;
   fc1.recompute = checkpointed || norm_tail;
-  fc1.input_shared = norm_tail;
+  // Its input is the discarded norm output (shared experts read it too): no copy of its own.
+  fc1.input_shared = r.discard_norm_output && !checkpointed;
   add_linear(ops, f, fc1, false);
   ops.back().recompute_tail = norm_tail;
-  ops.back().segment_end = rc.selective && norm_tail && checkpointed;
   ops.push_back(f.activation(shared ? "mlp.shared_experts.activation" : "mlp.activation",
                              d(ctx.tokens_gemm()), ffn / ctx.tp, checkpointed));
   LinearArgs fc2;

@@ -30,13 +30,19 @@ Op router(const OpFactory& f, const MlpRecompute& r, bool selective) {
   Op op;
   op.name = "mlp.router";
   op.kind = OpKind::kRouter;
+  // Megatron "layernorm" recompute (transformer_layer.py, CheckpointWithoutOutput):
+  // the router reads the discarded pre-MLP norm output, so it keeps no copy, and
+  // when it starts a segment of its own (after the shared experts) the norm's
+  // segment restores its input. Without the "moe" checkpoint only the norm re-runs
+  // (the router is the kept tail); with it the router re-runs with the layer.
+  const bool norm_only = r.discard_norm_output && !r.moe;
   op.recompute = r.router || r.discard_norm_output || r.moe;
-  op.recompute_tail = r.discard_norm_output;
-  op.segment_end = selective && r.discard_norm_output;
+  op.recompute_tail = norm_only;
+  op.segment_end = selective && norm_only;
   op.cache_bytes = r.discard_norm_output ? 0.0 : tokens * d(h) * 2;
   op.fwd_peak_bytes = op.bwd_peak_bytes =
       tokens * d(h) * 2 + tokens * d(experts) * logit + d(h) * d(experts) * 2;
-  op.input_bytes = tokens * d(h) * 2;
+  op.input_bytes = r.discard_norm_output ? 0.0 : tokens * d(h) * 2;
   op.dense_params = d(h) * d(experts);
   // Router GEMM over local tokens, then the score function, top-k and the
   // load-balancing loss over the scores (Megatron-LM moe/router.py TopKRouter,
@@ -176,9 +182,7 @@ void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   const double experts = d(moe.num_experts);
   const bool probs_fused = ctx.training.moe.permute_probs_fused;
   if (moe.shared_expert_ffn_hidden_size > 0) {
-    LayerRecompute shared_rc = rc;
-    shared_rc.mlp.discard_norm_output = false;
-    append_dense_mlp(ops, f, shared_rc, moe.shared_expert_ffn_hidden_size, true);
+    append_dense_mlp(ops, f, rc, moe.shared_expert_ffn_hidden_size, true);
   }
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].name == std::string_view("mlp.shared_experts.linear_fc1")) {

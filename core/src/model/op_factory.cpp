@@ -318,9 +318,11 @@ void add_linear(OpList& ops, const OpFactory& factory, const LinearArgs& args, b
     const double grad = static_cast<double>(linear.gemm.b * linear.gemm.m) * static_cast<double>(args.out_width);
     Op q = factory.quantizer(args.name, numel, grad, 1.0, args.recompute);
     q.scope = args.scope;
+    if (args.input_restored) q.input_bytes = 0.0;
     ops.push_back(q);
   }
   linear.scope = args.scope;
+  if (args.input_restored) linear.input_bytes = 0.0;
   ops.push_back(linear);
 }
 

@@ -28,6 +28,10 @@ struct LinearArgs {
   int64_t out_width = 0;   ///< N on this rank
   bool recompute = false;
   bool input_shared = false;  ///< its input is stored by another op: caches nothing
+  /// Its input is the output of a norm whose output is discarded and re-computed
+  /// in backward (Megatron "layernorm" recompute): as the first op of a recompute
+  /// segment it stores no checkpoint of its own (the norm's segment restores it).
+  bool input_restored = false;
   bool allow_fp8 = true;      ///< false for the output layer (never fp8)
   bool gathered_input = false;  ///< input is already the full (gathered) sequence: no SP gather
   bool holds_weight = true;     ///< false when the weight is shared (tied output layer, pp = 1)

@@ -13,9 +13,6 @@
 namespace trainsim {
 namespace {
 
-// Timelines beyond this many pipeline passes are omitted (too large to draw).
-constexpr int64_t kMaxTimelinePasses = 4096;
-
 double d(int64_t value) { return static_cast<double>(value); }
 
 // Activations (or their gradients) crossing a stage boundary: [b, s/cp(/tp under

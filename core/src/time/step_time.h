@@ -3,6 +3,7 @@
 // communication and the optimizer, plus throughput and the timeline.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "model/model_plan.h"
@@ -10,6 +11,10 @@
 #include "trainsim/spec.h"
 
 namespace trainsim {
+
+// Timelines beyond this many pipeline passes (stages x chunks x micro-batches)
+// are omitted (too large to draw); Estimate::timeline.included says which.
+inline constexpr int64_t kMaxTimelinePasses = 4096;
 
 struct TimeOptions {
   bool timeline = true;  ///< record the pipeline timeline
