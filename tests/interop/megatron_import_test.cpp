@@ -350,6 +350,36 @@ TEST(MegatronImportNotesTest, NotModelledAndIneffectiveFlagsAreNoted) {
   EXPECT_TRUE(has_note(notes, "--num-query-groups is ignored: it has no effect together with the other flags"));
 }
 
+// Megatron-FSDP sharding strategies and torch FSDP2 map to ZeRO stages that the
+// estimate prices (per-micro-batch reduce-scatters, per-unit gathers): no note
+// says they are not modelled or ignored, and the imported plan estimates.
+TEST(MegatronImportNotesTest, FsdpShardingImportsAsModelledZeroStages) {
+  const std::pair<const char*, int> cases[] = {
+      {"--use-megatron-fsdp --data-parallel-sharding-strategy optim", 1},
+      {"--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads", 2},
+      {"--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params", 3},
+      {"--use-torch-fsdp2", 3},
+      {"--use-torch-fsdp2 --torch-fsdp2-no-reshard-after-forward", 2}};
+  for (const auto& [flags, zero] : cases) {
+    const json envelope = json::parse(import_megatron_json(
+        "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py " + kBase + " " + flags, "h200-sxm-141gb"));
+    ASSERT_TRUE(envelope["ok"].get<bool>()) << flags << ": " << envelope.dump();
+    const json& result = envelope["result"];
+    EXPECT_EQ(result["config"]["training"]["zero_stage"], zero) << flags;
+    for (const json& note : result["notes"]) {
+      const std::string text = note.get<std::string>();
+      const bool about_sharding = text.find("fsdp") != std::string::npos ||
+                                  text.find("sharding") != std::string::npos;
+      EXPECT_FALSE(about_sharding && (text.find("not modelled") != std::string::npos ||
+                                      text.find("ignored") != std::string::npos))
+          << flags << ": " << text;
+    }
+    const json estimate = json::parse(estimate_json(result["config"].dump()));
+    ASSERT_TRUE(estimate["ok"].get<bool>()) << flags << ": " << estimate.dump();
+    EXPECT_GT(estimate["result"]["time"]["stages"][0]["dp_comm_s"].get<double>(), 0.0) << flags;
+  }
+}
+
 TEST(MegatronImportNotesTest, MegatronDefaultsAreAppliedWithNotes) {
   const json envelope = json::parse(import_megatron_json(
       std::string(kMinimal) + " --num-experts 4 --group-query-attention --multi-latent-attention", ""));

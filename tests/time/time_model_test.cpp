@@ -47,6 +47,23 @@ TEST(OverlapTest, RingAttentionHidesKvExchangeBehindAttention) {
             a2a["time"]["breakdown"]["cp_comm_exposed_s"].get<double>());
 }
 
+// A cp 8 ring over tp 2 spans 16 GPUs: on 8-GPU nodes two of its hops go through
+// a NIC (50 GB/s per GPU), on a 16-GPU node every hop stays on NVLink. Each step's
+// K/V transfer waits on the slowest hop and hides behind one attention block only.
+TEST(OverlapTest, RingAttentionAcrossNodesCostsMoreThanInsideOne) {
+  nlohmann::json document = testing::base_config();
+  document["training"].merge_patch(nlohmann::json::parse(
+      R"({"tp": 2, "pp": 1, "cp": 8, "seq_len": 8192, "global_batch_size": 4, "cp_comm_type": "p2p"})"));
+  Config config;
+  Issues issues;
+  ASSERT_TRUE(parse_config(document.dump(), config, issues));
+  const Estimate across = estimate(config);
+  config.system.gpus_per_node = 16;
+  const Estimate inside = estimate(config);
+  EXPECT_GT(across.time.breakdown.cp_comm_exposed_s, inside.time.breakdown.cp_comm_exposed_s);
+  EXPECT_GT(across.time.iteration_s, inside.time.iteration_s);
+}
+
 TEST(MoeLayerPatternTest, EveryOtherLayerMoeHalvesTheExpertParameters) {
   const char* all = R"({"model": {"name": "toy", "num_layers": 4, "hidden_size": 1024, "num_attention_heads": 8,
       "ffn_hidden_size": 4096, "vocab_size": 32000, "moe": {"num_experts": 8, "top_k": 2, "expert_ffn_hidden_size": 1024}},

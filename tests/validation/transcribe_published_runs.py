@@ -219,9 +219,9 @@ def skip_reason(c, key):
     if cid.startswith("narayanan21-t2-zero3"):
         return ("DeepSpeed ZeRO-3 without model parallelism (not Megatron): parameters are "
                 "all-gathered layer by layer in the forward, the recompute and the backward of "
-                "every micro-batch; trainsim's zero_stage 3 prices one gather per step "
-                "(Megatron-FSDP style), so these rows are not expressible (read from a "
-                "secondary copy of the table)")
+                "every micro-batch; trainsim's zero_stage 3 gathers before the forward and the "
+                "backward (Megatron-FSDP / FSDP2 style), not again for the recompute, so these "
+                "rows are not expressible (read from a secondary copy of the table)")
     if key is None:
         if cid.startswith("mlm-pr482"):
             return "peak memory measurement, not a time or throughput (outside this step-time test)"
@@ -376,8 +376,8 @@ def build(c, survey):
         t["fused_cross_entropy"] = True
         if p.get("fsdp"):
             t["zero_stage"] = 3
-            assumptions.append("Megatron-FSDP approximated by zero_stage 3 (parameters gathered "
-                               "once per step, overlapped)")
+            assumptions.append("Megatron-FSDP as zero_stage 3 (each layer's parameters gathered "
+                               "before its forward and its backward every micro-batch, prefetched)")
         recompute = RECOMPUTE_MODULES.get((c["model"], c["hardware"]["gpu"]))
         if recompute:
             t["recompute"] = {"granularity": "selective", "modules": recompute}

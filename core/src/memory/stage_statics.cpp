@@ -93,6 +93,51 @@ void add_workspaces(const Config& config, const ModelPlan& plan, size_t stage, S
   for (const TraceTensor& t : s.first_forward) s.workspace_bytes += t.bytes;
 }
 
+// Megatron-FSDP / FSDP2 unit buffers (ZeRO 2 and 3, sharded over a group > 1),
+// per megatron/core/distributed/fsdp/src/docs/runtime_schedule.md: with ZeRO 3
+// a unit's parameters are gathered into a full copy before its forward and its
+// backward and freed after, the next unit prefetched meanwhile (double
+// buffering: two gathered units alive); its gradients are produced unsharded
+// into a reduce-scatter input, up to two of them alive (one reduced, one filled).
+// A unit is a transformer layer, or the embedding / output layer; the two
+// largest units of the stage size both buffers (the caching allocator keeps
+// the blocks of the largest pair once it has served it).
+void add_fsdp_buffers(const Config& config, const ModelPlan& plan, size_t stage, StageStatics& s) {
+  const TrainingSpec& t = config.training;
+  if (t.zero_stage < 2) return;
+  if (dense_shard_group(t.parallel) <= 1.0 && expert_shard_group(t.parallel) <= 1.0) return;
+  struct Unit {
+    double params = 0.0, weight_bytes = 0.0;
+  };
+  Unit largest[2];  // largest[0] >= largest[1], by parameters
+  for (const ChunkPlan& chunk : plan.stages[stage]) {
+    for (const BlockRun& run : chunk.runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      const double layers = static_cast<double>(std::max<int64_t>(1, block.num_layers));
+      Unit unit;
+      for (const Op& op : block.ops) {
+        unit.params += (op.dense_params + op.expert_params) / layers;
+        unit.weight_bytes += (op.dense_params + op.expert_params) * op.weight_bytes_per_param / layers;
+      }
+      for (int64_t i = 0; i < std::min<int64_t>(2, run.repeat * static_cast<int64_t>(layers)); ++i) {
+        if (unit.params > largest[0].params) {
+          largest[1] = largest[0], largest[0] = unit;
+        } else if (unit.params > largest[1].params) {
+          largest[1] = unit;
+        }
+      }
+    }
+  }
+  if (t.zero_stage >= 3) {
+    const double bytes = largest[0].weight_bytes + largest[1].weight_bytes;
+    s.first_forward.push_back({"fsdp_gathered_units", bytes});
+    s.workspace_bytes += bytes;
+  }
+  const double grad_bytes = (largest[0].params + largest[1].params) * (t.grad_reduce_in_bf16 ? 2.0 : 4.0);
+  s.first_backward.push_back({"fsdp_unsharded_unit_grads", grad_bytes});
+  s.buffers_bytes += grad_bytes;
+}
+
 }  // namespace
 
 StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t stage, bool pieces) {
@@ -130,6 +175,7 @@ StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t s
     s.first_backward.push_back({"te_dummy_wgrad", bytes});
   }
   add_workspaces(config, plan, stage, s);
+  add_fsdp_buffers(config, plan, stage, s);
 
   const bool dense_expert_split = params.expert > 0.0;
   // Parameters: one contiguous buffer with the distributed optimizer, else

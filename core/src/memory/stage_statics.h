@@ -22,7 +22,11 @@
 //                  (megatron/core/utils.py GlobalMemoryBuffer, used by
 //                  tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication:
 //                  [s/cp, b, h] bf16, never freed)
+//                  and, with ZeRO 3 (Megatron-FSDP / FSDP2), the two gathered units
+//                  (stage_statics.cpp add_fsdp_buffers)
 //  first_backward  Transformer Engine's dummy wgrad tensors (one per weight shape)
+//                  and, with ZeRO 2 / 3, two units' unsharded gradients (the
+//                  reduce-scatter inputs)
 //  optimizer_state the Adam moments, made by the first optimizer step
 //                  (FusedAdam initialises exp_avg / exp_avg_sq lazily, one pair per
 //                  master shard)
@@ -50,8 +54,8 @@ struct StageStatics {
   double parameters_bytes = 0.0;
   double gradients_bytes = 0.0;
   double optimizer_bytes = 0.0;
-  double buffers_bytes = 0.0;     ///< TE dummy wgrad tensors
-  double workspace_bytes = 0.0;   ///< cuBLAS workspaces and the output layer's gather buffer
+  double buffers_bytes = 0.0;     ///< TE dummy wgrad tensors, FSDP unit gradients
+  double workspace_bytes = 0.0;   ///< cuBLAS workspaces, the output layer's gather buffer, FSDP gathered units
   double dense_parameters = 0.0;  ///< elements held by one GPU
   double expert_parameters = 0.0;
 };

@@ -147,7 +147,8 @@ void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, b
   } else if (ctx.cp > 1) {
     // Ring / all-gather: the other cp-1 ranks' K/V blocks cross the cp group. Ring
     // attention (TE's p2p cp_comm_type) exchanges the next block while computing on
-    // the current one (Liu et al. 2023, Ring Attention), so it overlaps compute.
+    // the current one (Liu et al. 2023, Ring Attention), so it overlaps compute:
+    // time/op_time.cpp prices it per ring step on the ring's slowest hop.
     const double kv_bytes = 2.0 * (k + v);
     const bool ring = ctx.training.parallel.cp_comm_type == CpCommType::kRing;
     op.comms.push_back({Pass::kForward, Collective::kAllGather, CommGroup::kCp,

@@ -49,6 +49,13 @@ double p2p_time_s(double bytes, bool crosses_nodes, const SystemSpec& system) {
   return link_time_s(CollectiveKind::kP2p, bytes, 1.0, link, link.bandwidth_bytes_per_s);
 }
 
+double ring_step_time_s(double bytes, Group group, const ParallelSpec& p, const SystemSpec& system) {
+  const GroupGeometry geometry = group_geometry(group, p, p.tp * p.pp * p.dp * p.cp);
+  if (geometry.size <= 1 || bytes <= 0.0) return 0.0;
+  const LinkSpec& link = select_link(system, geometry.span());
+  return link_time_s(CollectiveKind::kP2p, bytes, 1.0, link, link.bandwidth_bytes_per_s);
+}
+
 bool pipeline_boundary_crosses_nodes(int64_t stage, int64_t pp, int64_t world,
                                      int64_t gpus_per_node) {
   const int64_t per_stage = world / pp;

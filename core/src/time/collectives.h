@@ -30,6 +30,14 @@ GroupGeometry group_geometry(Group group, const ParallelSpec& parallel, int64_t 
 double collective_time_s(CollectiveKind kind, double bytes, Group group,
                          const ParallelSpec& parallel, const SystemSpec& system);
 
+// One step of a ring of point-to-point transfers over `group` (ring attention's
+// K/V exchange): every member sends `bytes` to its neighbour at once, so the step
+// takes as long as its slowest hop. A ring whose span leaves the node has a hop
+// through one GPU's NIC (rail-optimised: the sender's own NIC, at the inter-node
+// per-GPU bandwidth); inside a node the hops use the link of the group's span.
+double ring_step_time_s(double bytes, Group group, const ParallelSpec& parallel,
+                        const SystemSpec& system);
+
 // One point-to-point transfer between adjacent pipeline stages.
 double p2p_time_s(double bytes, bool crosses_nodes, const SystemSpec& system);
 

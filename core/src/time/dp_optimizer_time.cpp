@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "model/shard_groups.h"
 #include "time/collectives.h"
@@ -14,52 +15,181 @@ namespace {
 // distributed_data_parallel_config.py, bucket_size default), 4-byte grads.
 double bucket_bytes(double group) { return std::max(40e6, 1e6 * group) * 4.0; }
 
-DpTime family_time(const Config& config, double params, double group, Group comm_group,
-                   bool moe_model) {
-  DpTime t;
-  if (params <= 0.0 || group <= 1.0) return t;
-  const TrainingSpec& training = config.training;
-  const double grad_bytes = training.grad_reduce_in_bf16 ? 2.0 : 4.0;
-  const double reduce_bytes = params * grad_bytes / (training.zero_stage >= 2 ? group : 1.0);
-  const double gather_bytes = reduce_bytes / grad_bytes * 2.0;
-  const double bucket = bucket_bytes(group);
-  // Every bucket is priced at full size (SimuMax's convention); MoE models
-  // gather in two passes (dense and expert buffers interleave).
-  const double reduce_buckets = std::ceil(reduce_bytes / bucket);
-  double gather_buckets = std::ceil(gather_bytes / bucket);
-  if (moe_model) gather_buckets *= 2.0;
-  const ParallelSpec& p = training.parallel;
-  t.reduce_buckets = reduce_buckets;
-  t.gather_buckets = training.zero_stage == 0 ? 0.0 : gather_buckets;
-  if (training.zero_stage == 0) {
-    t.reduce_scatter_s = reduce_buckets *
-                         collective_time_s(CollectiveKind::kAllReduce, bucket, comm_group, p, config.system);
-    return t;
+// bf16 parameters are gathered (fp8_param_gather is not priced apart).
+constexpr double kGatherBytesPerParam = 2.0;
+
+struct Priced {
+  double seconds = 0.0;
+  double bytes = 0.0;
+  double calls = 0.0;
+  Priced& operator+=(const Priced& o) {
+    seconds += o.seconds, bytes += o.bytes, calls += o.calls;
+    return *this;
   }
-  t.reduce_scatter_s = reduce_buckets * collective_time_s(CollectiveKind::kReduceScatter, bucket,
-                                                          comm_group, p, config.system);
-  t.all_gather_s = gather_buckets * collective_time_s(CollectiveKind::kAllGather, bucket,
-                                                      comm_group, p, config.system);
-  return t;
+  Priced times(double n) const { return {seconds * n, bytes * n, calls * n}; }
+};
+
+// One message of `bytes` over a family's group, cut into buckets. Every bucket
+// is priced at full size (SimuMax's convention), a unit's message as well, so
+// a sharded plan never moves fewer priced bytes than the unit-less one.
+Priced bucketed(const Config& config, CollectiveKind kind, double bytes, double group, Group comm) {
+  if (bytes <= 0.0 || group <= 1.0) return {};
+  const double bucket = bucket_bytes(group);
+  const double calls = std::ceil(bytes / bucket);
+  const double one = collective_time_s(kind, bucket, comm, config.training.parallel, config.system);
+  return {calls * one, bytes, calls};
+}
+
+double grad_bytes(const TrainingSpec& t) { return t.grad_reduce_in_bf16 ? 2.0 : 4.0; }
+
+// Gradient reduction (reduce-scatter, all-reduce with ZeRO 0) and parameter
+// gather of `dense` + `expert` parameter elements, each family over its group.
+Priced reduce(const Config& config, double dense, double expert) {
+  const ParallelSpec& p = config.training.parallel;
+  const CollectiveKind kind =
+      config.training.zero_stage == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
+  const double gb = grad_bytes(config.training);
+  Priced r = bucketed(config, kind, dense * gb, dense_shard_group(p), Group::kDp);
+  r += bucketed(config, kind, expert * gb, expert_shard_group(p), Group::kEdp);
+  return r;
+}
+
+Priced gather(const Config& config, double dense, double expert) {
+  const ParallelSpec& p = config.training.parallel;
+  const CollectiveKind kind = CollectiveKind::kAllGather;
+  Priced g = bucketed(config, kind, dense * kGatherBytesPerParam, dense_shard_group(p), Group::kDp);
+  g += bucketed(config, kind, expert * kGatherBytesPerParam, expert_shard_group(p), Group::kEdp);
+  return g;
+}
+
+// Overlapped with a window: the last bucket always stays exposed.
+double exposed_after(const Priced& comm, double window) {
+  const double tail = comm.calls > 0.0 ? comm.seconds / comm.calls : comm.seconds;
+  return std::max(tail, comm.seconds - window);
+}
+
+// ZeRO 0 / 1: once per step. Megatron overlaps the reduce with the last
+// micro-batch's backward (--overlap-grad-reduce) and the gather with the first
+// forward (--overlap-param-gather).
+void once_per_step(const Config& config, const DpStage& stage, double forward_s, double backward_s,
+                   DpTime& t) {
+  const OverlapSpec& o = config.training.overlap;
+  const Priced r = reduce(config, stage.dense, stage.expert);
+  Priced g;
+  if (config.training.zero_stage >= 1) {
+    g = gather(config, stage.dense, stage.expert);
+    // MoE models gather in two passes (dense and expert buffers interleave).
+    if (stage.expert > 0.0) g = g.times(2.0), g.bytes /= 2.0;
+  }
+  t.reduce_scatter_s = r.seconds, t.reduce_bytes = r.bytes, t.reduce_calls = r.calls;
+  t.all_gather_s = g.seconds, t.gather_bytes = g.bytes, t.gather_calls = g.calls;
+  t.step_exposed_s = (o.grad_reduce ? exposed_after(r, backward_s) : r.seconds) +
+                     (o.param_gather ? exposed_after(g, forward_s) : g.seconds);
+}
+
+// ZeRO 2: each chunk's gradients reduce-scattered after each of its backward
+// passes, behind that backward; the step's last bucket stays exposed after it.
+void per_micro_batch_reduce(const Config& config, const DpStage& stage, DpTime& t) {
+  const bool overlap = config.training.overlap.grad_reduce;
+  Priced total;
+  double tail = 0.0;
+  for (size_t c = 0; c < stage.chunks.size(); ++c) {
+    const DpChunk& chunk = stage.chunks[c];
+    double dense = 0.0, expert = 0.0;
+    for (const DpUnit& u : chunk.units) dense += u.count * u.dense, expert += u.count * u.expert;
+    const Priced r = reduce(config, dense, expert);
+    total += r.times(stage.passes);
+    t.backward_pass_exposed_s[c] = overlap ? std::max(0.0, r.seconds - chunk.backward_s) : r.seconds;
+    if (overlap && r.calls > 0.0) tail = std::max(tail, r.seconds / r.calls);
+  }
+  t.reduce_scatter_s = total.seconds, t.reduce_bytes = total.bytes, t.reduce_calls = total.calls;
+  t.step_exposed_s += tail;
+}
+
+// ZeRO 3, one chunk pass: with prefetch, unit i+1's gather runs behind unit i's
+// compute, so the first unit's gather is exposed and the rest hide behind the
+// compute of all units but the last (L - 1 of L shares of the pass). Backward
+// also reduce-scatters each unit's gradients behind the next unit's compute;
+// the last unit's reduce-scatter has nothing left to hide behind, and the next
+// pass's first gather queues behind it (gathers and reduce-scatters of one
+// communicator run in launch order: runtime_schedule.md), so it is exposed.
+struct UnitPass {
+  Priced gathers, reduces;
+  double first_gather_s = 0.0, last_gather_s = 0.0, last_reduce_s = 0.0, units = 0.0;
+};
+
+UnitPass unit_pass(const Config& config, const DpChunk& chunk) {
+  UnitPass u;
+  for (size_t i = 0; i < chunk.units.size(); ++i) {
+    const DpUnit& unit = chunk.units[i];
+    const Priced g = gather(config, unit.dense, unit.expert);
+    const Priced r = reduce(config, unit.dense, unit.expert);
+    u.gathers += g.times(unit.count);
+    u.reduces += r.times(unit.count);
+    u.units += unit.count;
+    if (i == 0) u.first_gather_s = g.seconds, u.last_reduce_s = r.seconds;
+    if (i + 1 == chunk.units.size()) u.last_gather_s = g.seconds;
+  }
+  return u;
+}
+
+void per_unit(const Config& config, const DpStage& stage, DpTime& t) {
+  const OverlapSpec& o = config.training.overlap;
+  Priced gathers, reduces;
+  for (size_t c = 0; c < stage.chunks.size(); ++c) {
+    const DpChunk& chunk = stage.chunks[c];
+    const UnitPass u = unit_pass(config, chunk);
+    if (u.units <= 0.0) continue;
+    const double hidden_share = (u.units - 1.0) / u.units;
+    const double g = u.gathers.seconds, r = u.reduces.seconds;
+    const double forward = o.param_gather ? u.first_gather_s + std::max(0.0, g - u.first_gather_s -
+                                                                                 chunk.forward_s * hidden_share)
+                                          : g;
+    const double head = o.param_gather ? u.last_gather_s : g;
+    const double hideable = (o.param_gather ? g - u.last_gather_s : 0.0) +
+                            (o.grad_reduce ? r - u.last_reduce_s : 0.0);
+    const double backward = head + (o.grad_reduce ? u.last_reduce_s : r) +
+                            std::max(0.0, hideable - chunk.backward_s * hidden_share);
+    t.forward_pass_exposed_s[c] = forward;
+    t.backward_pass_exposed_s[c] = backward;
+    gathers += u.gathers.times(2.0 * stage.passes);  // before forward and before backward
+    reduces += u.reduces.times(stage.passes);
+  }
+  t.reduce_scatter_s = reduces.seconds, t.reduce_bytes = reduces.bytes, t.reduce_calls = reduces.calls;
+  t.all_gather_s = gathers.seconds, t.gather_bytes = gathers.bytes, t.gather_calls = gathers.calls;
 }
 
 }  // namespace
 
-DpTime dp_comm_time(const Config& config, double dense_params, double expert_params) {
-  const ParallelSpec& p = config.training.parallel;
-  const bool moe_model = config.model.moe.has_value();
-  const DpTime dense =
-      family_time(config, dense_params, dense_shard_group(p), Group::kDp, moe_model);
-  const DpTime expert =
-      family_time(config, expert_params, expert_shard_group(p), Group::kEdp, moe_model);
-  return {dense.reduce_scatter_s + expert.reduce_scatter_s, dense.all_gather_s + expert.all_gather_s,
-          dense.reduce_buckets + expert.reduce_buckets, dense.gather_buckets + expert.gather_buckets};
+DpTime dp_comm_time(const Config& config, const DpStage& stage) {
+  DpTime t;
+  t.forward_pass_exposed_s.assign(stage.chunks.size(), 0.0);
+  t.backward_pass_exposed_s.assign(stage.chunks.size(), 0.0);
+  double forward_s = 0.0, backward_s = 0.0;  // one micro-batch, all chunks
+  for (const DpChunk& c : stage.chunks) forward_s += c.forward_s, backward_s += c.backward_s;
+  const int64_t zero = config.training.zero_stage;
+  if (zero <= 1) {
+    once_per_step(config, stage, forward_s, backward_s, t);
+  } else if (zero == 2) {
+    once_per_step(config, stage, forward_s, backward_s, t);  // the parameter gather
+    t.step_exposed_s = config.training.overlap.param_gather
+                           ? exposed_after({t.all_gather_s, t.gather_bytes, t.gather_calls}, forward_s)
+                           : t.all_gather_s;
+    per_micro_batch_reduce(config, stage, t);
+  } else {
+    per_unit(config, stage, t);
+  }
+  t.exposed_s = t.step_exposed_s;
+  for (size_t c = 0; c < stage.chunks.size(); ++c) {
+    t.exposed_s += stage.passes * (t.forward_pass_exposed_s[c] + t.backward_pass_exposed_s[c]);
+  }
+  return t;
 }
 
 double optimizer_time_s(const Config& config, double dense_params, double expert_params) {
   const TrainingSpec& t = config.training;
   const ParallelSpec& p = t.parallel;
-  const double grad_size = t.grad_reduce_in_bf16 ? 2.0 : 4.0;
+  const double grad_size = grad_bytes(t);
   const double dense_group = dense_shard_group(p), expert_group = expert_shard_group(p);
   const double grads = (dense_params / (t.zero_stage >= 2 ? dense_group : 1.0) +
                         expert_params / (t.zero_stage >= 2 ? expert_group : 1.0)) *

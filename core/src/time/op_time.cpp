@@ -56,6 +56,21 @@ void add_comm(CommTimes& times, CommGroup group, double seconds) {
   }
 }
 
+// Ring attention (Transformer Engine's p2p cp_comm_type, AttnFuncWithCPAndKVP2P in
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py):
+// cp steps, each computing one K/V block while the next block is sent to / received
+// from the ring neighbours (flash_attn_p2p_communicate). The cp - 1 transfers each
+// hide behind one step's attention block (a cp-th of the op's compute in the pass);
+// the last block has no transfer to hide. A call carries the gathered size.
+double ring_exposed_s(const CommCall& call, const Config& config, const OpTime& t) {
+  const ParallelSpec& p = config.training.parallel;
+  const double cp = static_cast<double>(p.cp);
+  if (p.cp <= 1) return 0.0;
+  const double step_s = ring_step_time_s(call.bytes / cp, Group::kCp, p, config.system);
+  const double block_s = t.compute_s[static_cast<size_t>(call.pass)] / cp;
+  return (cp - 1.0) * std::max(0.0, step_s - block_s);
+}
+
 }  // namespace
 
 double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const GpuSpec& gpu,
@@ -109,6 +124,11 @@ OpTime op_time(const Op& op, const Config& config) {
   }
   std::array<CommTimes, kNumPasses> hidden{};
   for (const CommCall& call : op.comms) {
+    if (call.group == CommGroup::kCp && call.overlaps_compute) {
+      add_comm(t.comm[static_cast<size_t>(call.pass)], call.group, ring_exposed_s(call, config, t));
+      if (!t.captured) t.launches[static_cast<size_t>(call.pass)] += 1.0;
+      continue;
+    }
     // A routed all-to-all's inter-node share follows the dispatcher and routing (W4).
     const double bytes =
         call.routed ? call.bytes * routed_inter_node_scale(config, ep_nodes(config)) : call.bytes;

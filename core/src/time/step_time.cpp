@@ -47,20 +47,32 @@ double straggler_ratio(const Config& config) {
   return 1.0 + x / (x + 1.0) * c * std::sqrt(x);
 }
 
-// Megatron overlaps the gradient reduce-scatter with the last micro-batch's
-// backward (--overlap-grad-reduce) and the parameter all-gather with the first
-// forward (--overlap-param-gather); the last bucket always stays exposed.
-double exposed_dp_s(const Config& config, const DpTime& dp, double forward_s, double backward_s) {
-  const OverlapSpec& o = config.training.overlap;
-  auto exposed = [](double comm, double window, double buckets) {
-    const double tail = buckets > 0.0 ? comm / buckets : comm;
-    return std::max(tail, comm - window);
-  };
-  const double reduce = o.grad_reduce ? exposed(dp.reduce_scatter_s, backward_s, dp.reduce_buckets)
-                                      : dp.reduce_scatter_s;
-  const double gather = o.param_gather ? exposed(dp.all_gather_s, forward_s, dp.gather_buckets)
-                                       : dp.all_gather_s;
-  return reduce + gather;
+// The stage as data-parallel communication sees it: each chunk's FSDP units
+// (a transformer layer, or the embedding / head block) in forward order and the
+// chunk's forward and backward per micro-batch.
+DpStage dp_stage(const ModelPlan& plan, size_t stage, const std::vector<ChunkTime>& chunks,
+                 const StageMemory& memory, double passes) {
+  DpStage dp;
+  dp.dense = memory.dense_parameters;
+  dp.expert = memory.expert_parameters;
+  dp.passes = passes;
+  for (size_t c = 0; c < plan.stages[stage].size(); ++c) {
+    DpChunk chunk;
+    chunk.forward_s = chunks[c].forward_phase_s();
+    chunk.backward_s = chunks[c].backward_phase_s();
+    for (const BlockRun& run : plan.stages[stage][c].runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      const double layers = d(std::max<int64_t>(1, block.num_layers));
+      DpUnit unit;
+      for (const Op& op : block.ops) unit.dense += op.dense_params, unit.expert += op.expert_params;
+      unit.dense /= layers;
+      unit.expert /= layers;
+      unit.count = d(run.repeat) * layers;
+      if (unit.dense + unit.expert > 0.0) chunk.units.push_back(unit);
+    }
+    dp.chunks.push_back(std::move(chunk));
+  }
+  return dp;
 }
 
 double busy_s(const TimeBreakdown& b) {
@@ -72,10 +84,10 @@ double busy_s(const TimeBreakdown& b) {
 // has more: busy(bottleneck) - busy(stage) of its idle time is stage imbalance;
 // what remains after the exposed p2p is the schedule's own bubble, the idle
 // time of the bottleneck itself (makespan = busy(bottleneck) + its bubble + p2p).
-void split_stage_imbalance(TimeEstimate& time) {
+void split_stage_imbalance(TimeEstimate& time, const std::vector<double>& dp_in_pipeline_s) {
   double most = -1.0;
   for (const StageTime& st : time.stages) {
-    const double busy = busy_s(st.breakdown);
+    const double busy = busy_s(st.breakdown) + dp_in_pipeline_s[static_cast<size_t>(st.stage)];
     if (busy > most) {
       most = busy;
       time.bottleneck_stage = st.stage;
@@ -83,7 +95,8 @@ void split_stage_imbalance(TimeEstimate& time) {
   }
   for (StageTime& st : time.stages) {
     TimeBreakdown& b = st.breakdown;
-    b.stage_imbalance_s = std::clamp(most - busy_s(b), 0.0, b.bubble_s);
+    const double busy = busy_s(b) + dp_in_pipeline_s[static_cast<size_t>(st.stage)];
+    b.stage_imbalance_s = std::clamp(most - busy, 0.0, b.bubble_s);
     b.bubble_s -= b.stage_imbalance_s;
   }
 }
@@ -167,6 +180,19 @@ void estimate_time(const Config& config, const ModelPlan& plan,
       out.time.model_efficiency_lookups += ct.model_lookups;
     }
   }
+  // ZeRO 2 / 3 communicate every micro-batch: what compute cannot hide lengthens
+  // each chunk's forward and backward inside the pipeline (a pass takes at least
+  // its communication); the once-per-step part comes after the pipeline.
+  std::vector<DpTime> dp(plan.stages.size());
+  std::vector<double> dp_in_pipeline_s(plan.stages.size(), 0.0);
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    dp[s] = dp_comm_time(config, dp_stage(plan, s, run_in.chunks[s], memory[s], mbc));
+    for (size_t c = 0; c < run_in.chunks[s].size(); ++c) {
+      run_in.chunks[s][c].forward_s += dp[s].forward_pass_exposed_s[c];
+      run_in.chunks[s][c].backward_s += dp[s].backward_pass_exposed_s[c];
+      dp_in_pipeline_s[s] += mbc * (dp[s].forward_pass_exposed_s[c] + dp[s].backward_pass_exposed_s[c]);
+    }
+  }
   const PipelineRun pipeline =
       options.pipeline_lower_bound ? pipeline_run_lower_bound(run_in) : run_pipeline(run_in);
   const double ratio = straggler_ratio(config);
@@ -178,12 +204,10 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     st.forward_per_micro_batch_s = c.forward_phase_s();
     st.backward_per_micro_batch_s = c.backward_phase_s();
     st.pipeline_s = pipeline.finish_s[s];
-    const DpTime dp = dp_comm_time(config, memory[s].dense_parameters, memory[s].expert_parameters);
-    st.dp_comm_s = dp.total();
-    st.dp_comm_exposed_s =
-        exposed_dp_s(config, dp, st.forward_per_micro_batch_s, st.backward_per_micro_batch_s);
+    st.dp_comm_s = dp[s].total();
+    st.dp_comm_exposed_s = dp_in_pipeline_s[s] + dp[s].step_exposed_s;
     st.optimizer_s = optimizer_time_s(config, memory[s].dense_parameters, memory[s].expert_parameters);
-    st.total_s = ratio * pipeline.makespan_s + st.dp_comm_exposed_s + st.optimizer_s;
+    st.total_s = ratio * pipeline.makespan_s + dp[s].step_exposed_s + st.optimizer_s;
     TimeBreakdown& b = st.breakdown;
     const CommTimes comm = c.comm();
     b.forward_s = mbc * c.forward_s;
@@ -199,7 +223,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     // DualPipe's overlapped F&B pairs hide expert all-to-all behind compute.
     b.ep_comm_exposed_s = std::max(0.0, mbc * comm.ep_s - pipeline.hidden_ep_s[s]);
     const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
-                        b.cp_comm_exposed_s + b.ep_comm_exposed_s;
+                        b.cp_comm_exposed_s + b.ep_comm_exposed_s + dp_in_pipeline_s[s];
     const double idle = std::max(0.0, pipeline.makespan_s - busy);
     b.pp_comm_exposed_s = std::min(idle, pipeline.p2p_s[s]);
     b.bubble_s = idle - b.pp_comm_exposed_s;
@@ -212,7 +236,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     }
     time.stages.push_back(st);
   }
-  split_stage_imbalance(time);
+  split_stage_imbalance(time, dp_in_pipeline_s);
   time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
   time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
   bool host_waited = false;
@@ -224,8 +248,9 @@ void estimate_time(const Config& config, const ModelPlan& plan,
       std::vector<TimelineSpan> spans = pipeline.timeline[s];
       const StageTime& st = time.stages[s];
       const double end = ratio * pipeline.makespan_s;
-      spans.push_back({"dp_comm", -1, -1, end, end + st.dp_comm_exposed_s});
-      spans.push_back({"optimizer", -1, -1, end + st.dp_comm_exposed_s, st.total_s});
+      const double dp_end = end + dp[s].step_exposed_s;
+      spans.push_back({"dp_comm", -1, -1, end, dp_end});
+      spans.push_back({"optimizer", -1, -1, dp_end, st.total_s});
       out.timeline.stages.push_back(std::move(spans));
     }
   }

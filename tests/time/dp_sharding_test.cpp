@@ -1,0 +1,138 @@
+// Data-parallel communication by ZeRO stage against closed forms (collective
+// counts and volumes per step), the exposure bounds of ZeRO-3's prefetched unit
+// gathers, and ring attention across nodes (time/dp_optimizer_time.h,
+// time/op_time.cpp).
+#include <gtest/gtest.h>
+
+#include "interop/interop_test_util.h"
+#include "time/collectives.h"
+#include "time/dp_optimizer_time.h"
+
+namespace trainsim {
+namespace {
+
+// 8 GPUs of one H100 node, all data-parallel.
+Config dp8(int zero) {
+  nlohmann::json document = testing::base_config();
+  document["training"]["tp"] = 1;
+  document["training"]["pp"] = 1;
+  document["training"]["sequence_parallel"] = false;
+  document["training"]["zero_stage"] = zero;
+  document["system"]["num_gpus"] = 8;
+  return testing::parse_ok(document);
+}
+
+// L units of 40M parameters each: a unit's fp32 gradient is exactly one Megatron
+// bucket (max(40M, 1M * 8) elements * 4 bytes), its bf16 parameters half of one.
+constexpr double kUnitParams = 40e6;
+constexpr double kBucketBytes = 160e6;
+
+DpStage stage_of(double units, double passes, double forward_s, double backward_s) {
+  DpStage s;
+  s.dense = units * kUnitParams;
+  s.passes = passes;
+  DpChunk chunk;
+  chunk.units.push_back({kUnitParams, 0.0, units});
+  chunk.forward_s = forward_s;
+  chunk.backward_s = backward_s;
+  s.chunks.push_back(chunk);
+  return s;
+}
+
+double one_bucket_s(const Config& c, CollectiveKind kind) {
+  return collective_time_s(kind, kBucketBytes, Group::kDp, c.training.parallel, c.system);
+}
+
+TEST(DpShardingTest, CollectiveCountsAndVolumesPerZeroStage) {
+  const double units = 6.0, passes = 4.0;  // 6 layers, 4 micro-batches
+  const double grads = units * kUnitParams * 4.0, params = units * kUnitParams * 2.0;
+  const DpTime z1 = dp_comm_time(dp8(1), stage_of(units, passes, 1.0, 2.0));
+  EXPECT_DOUBLE_EQ(z1.reduce_calls, 6.0);  // one reduce-scatter of the gradient per step
+  EXPECT_DOUBLE_EQ(z1.gather_calls, 3.0);  // one all-gather of the parameters per step
+  EXPECT_DOUBLE_EQ(z1.reduce_bytes, grads);
+  EXPECT_DOUBLE_EQ(z1.gather_bytes, params);
+  const DpTime z2 = dp_comm_time(dp8(2), stage_of(units, passes, 1.0, 2.0));
+  EXPECT_DOUBLE_EQ(z2.reduce_calls, passes * 6.0);  // every micro-batch
+  EXPECT_DOUBLE_EQ(z2.reduce_bytes, passes * grads);
+  EXPECT_DOUBLE_EQ(z2.gather_calls, 3.0);
+  EXPECT_DOUBLE_EQ(z2.gather_bytes, params);
+  const Config c3 = dp8(3);
+  const DpTime z3 = dp_comm_time(c3, stage_of(units, passes, 1.0, 2.0));
+  // Every unit, every micro-batch: gathered before forward and before backward,
+  // reduce-scattered after backward.
+  EXPECT_DOUBLE_EQ(z3.gather_calls, 2.0 * passes * units);
+  EXPECT_DOUBLE_EQ(z3.gather_bytes, 2.0 * passes * params);
+  EXPECT_DOUBLE_EQ(z3.reduce_calls, passes * units);
+  EXPECT_DOUBLE_EQ(z3.reduce_bytes, passes * grads);
+  EXPECT_DOUBLE_EQ(z3.all_gather_s, 2.0 * passes * units * one_bucket_s(c3, CollectiveKind::kAllGather));
+  EXPECT_DOUBLE_EQ(z3.reduce_scatter_s, passes * units * one_bucket_s(c3, CollectiveKind::kReduceScatter));
+  EXPECT_GE(z3.total(), z2.total());
+  EXPECT_GE(z2.total(), z1.total());
+  EXPECT_GT(z3.gather_bytes + z3.reduce_bytes, z2.gather_bytes + z2.reduce_bytes);
+  EXPECT_GT(z2.gather_bytes + z2.reduce_bytes, z1.gather_bytes + z1.reduce_bytes);
+}
+
+TEST(DpShardingTest, ZeroThreeExposesTheFirstGathersWhenComputeIsLongAndAllWhenItIsNone) {
+  const double units = 6.0, passes = 4.0;
+  Config c = dp8(3);
+  c.training.overlap.grad_reduce = true;
+  c.training.overlap.param_gather = true;
+  const double gather = one_bucket_s(c, CollectiveKind::kAllGather);
+  const double reduce = one_bucket_s(c, CollectiveKind::kReduceScatter);
+  // Long compute: per pass the forward's first gather, the backward's first
+  // gather and its last reduce-scatter stay exposed.
+  const DpTime hidden = dp_comm_time(c, stage_of(units, passes, 100.0, 200.0));
+  EXPECT_DOUBLE_EQ(hidden.exposed_s, passes * (2.0 * gather + reduce));
+  // No compute: nothing hides.
+  const DpTime bare = dp_comm_time(c, stage_of(units, passes, 0.0, 0.0));
+  EXPECT_NEAR(bare.exposed_s, bare.total(), 1e-12 * bare.total());
+  // Without overlap everything is exposed, whatever the compute.
+  c.training.overlap.grad_reduce = false;
+  c.training.overlap.param_gather = false;
+  const DpTime serial = dp_comm_time(c, stage_of(units, passes, 100.0, 200.0));
+  EXPECT_DOUBLE_EQ(serial.exposed_s, serial.total());
+}
+
+TEST(DpShardingTest, NoTrafficWithoutADataParallelGroup) {
+  nlohmann::json document = testing::base_config();
+  document["training"]["zero_stage"] = 3;
+  document["training"]["tp"] = 4;
+  document["training"]["pp"] = 2;
+  document["system"]["num_gpus"] = 8;  // dp 1
+  const DpTime t = dp_comm_time(testing::parse_ok(document), stage_of(6.0, 4.0, 1.0, 2.0));
+  EXPECT_EQ(t.total(), 0.0);
+  EXPECT_EQ(t.exposed_s, 0.0);
+}
+
+// The same plan at ZeRO 1, 2, 3 (llama3-8b, tp 2 pp 2 dp 4 on 16 H100s): every
+// stage's data-parallel traffic grows with the stage. ZeRO 2 keeps two units'
+// unsharded fp32 gradients, ZeRO 3 also two gathered units' bf16 weights; on
+// stage 0 the two largest units are the embedding (128256 x 4096 / tp) and a
+// layer (attention 4096 x (4096 + 2 x 1024) + 4096 x 4096, MLP 3 x 4096 x 14336; / tp).
+TEST(DpShardingTest, EstimatedDpCommGrowsWithTheZeroStage) {
+  std::vector<nlohmann::json> results;
+  for (int zero = 1; zero <= 3; ++zero) {
+    nlohmann::json document = testing::base_config();
+    document["training"]["zero_stage"] = zero;
+    document["training"]["grad_reduce_in_bf16"] = false;
+    results.push_back(testing::estimate_ok(document));
+  }
+  for (size_t s = 0; s < results[0]["time"]["stages"].size(); ++s) {
+    const double z1 = results[0]["time"]["stages"][s]["dp_comm_s"];
+    const double z2 = results[1]["time"]["stages"][s]["dp_comm_s"];
+    const double z3 = results[2]["time"]["stages"][s]["dp_comm_s"];
+    EXPECT_GT(z2, z1) << "stage " << s;
+    EXPECT_GT(z3, z2) << "stage " << s;
+  }
+  const double embedding = 128256.0 * 4096.0 / 2.0;
+  const double layer = (4096.0 * (4096.0 + 2.0 * 1024.0) + 4096.0 * 4096.0 + 3.0 * 4096.0 * 14336.0) / 2.0;
+  const double units = embedding + layer;
+  const auto buffers = [&](int zero) {
+    return results[static_cast<size_t>(zero - 1)]["memory"]["stages"][0]["buffers_bytes"].get<double>();
+  };
+  EXPECT_NEAR(buffers(2) - buffers(1), 4.0 * units, 1e-3 * 4.0 * units);
+  EXPECT_NEAR(buffers(3) - buffers(2), 2.0 * units, 1e-3 * 2.0 * units);
+}
+
+}  // namespace
+}  // namespace trainsim
