@@ -218,8 +218,14 @@ TEST(InvariantTest, MoreGpusAtAFixedGlobalBatchNeverSlowerInsideANode) {
     const double base_dp = exposed_dp(base);
     const double doubled_dp = exposed_dp(doubled);
     const std::string step = "dp " + t["dp"].dump() + " -> " + more["training"]["dp"].dump();
-    EXPECT_LE(doubled.time.iteration_s - doubled_dp, (base.time.iteration_s - base_dp) * (1 + kRel))
-        << step << ": the step without its exposed DP communication grew";
+    // A measured per-group-size link tier can make the doubled group's collectives
+    // cheaper (the A100-PCIe preset's 4-GPU reduce-scatter has a 30 us step latency,
+    // its 2-GPU one 131 us): DP communication then shrinks, the split above no longer
+    // follows, and the check below (the step must not grow at all) is the one that holds.
+    if (doubled_dp >= base_dp) {
+      EXPECT_LE(doubled.time.iteration_s - doubled_dp, (base.time.iteration_s - base_dp) * (1 + kRel))
+          << step << ": the step without its exposed DP communication grew";
+    }
     EXPECT_LE(doubled.time.iteration_s - base.time.iteration_s,
               std::max(0.0, doubled_dp - base_dp) + kRel * base.time.iteration_s)
         << step << ": the step grew by more than its DP communication";

@@ -13,6 +13,8 @@
 // and the held-out cases are then estimated exactly at the fold's fitted f.
 // The issue's targets (LOGO median <= 5%, every case <= 15%) are printed beside
 // the bounds the model meets today, which the test holds as regression guards.
+// A per-mode table then groups the same errors by the parallel modes a case uses
+// (a case counts under every mode it uses), so readers see which modes transfer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,7 +37,8 @@ using validation::PublishedCase;
 
 // Regression guards: what the model meets today (the issue's targets are 5% / 15%).
 constexpr double kLogoMedianGuard = 0.10;
-constexpr double kLogoCaseGuard = 0.65;  // 61.2% with the B200 grouped-GEMM table (was 72.3%)
+constexpr double kLogoCaseGuard = 0.70;  // 67.5% since the A100-PCIe link tiers (61.2% before: the
+                                        // mispriced PCIe cases held the fitted fraction at 0.755)
 constexpr double kLosoMedianGuard = 0.10;
 constexpr double kInSampleMedianGuard = 0.10;
 constexpr double kFitLow = 0.5, kFitHigh = 1.0;
@@ -156,6 +159,44 @@ Table run(const char* protocol, const std::function<std::string(const PublishedC
   return t;
 }
 
+// The parallel modes a case uses (its parsed config): tp > 1, pp > 1, cp > 1, ep > 1,
+// ZeRO >= 2 (Megatron-FSDP / FSDP2 import as ZeRO 3), and pure data parallel (none of those).
+std::vector<std::string> modes_of(const PublishedCase& c) {
+  Config parsed;
+  Issues issues;
+  if (!parse_config(c.config.dump(), parsed, issues)) return {"(unparsed)"};
+  const ParallelSpec& p = parsed.training.parallel;
+  std::vector<std::string> out;
+  if (p.tp > 1) out.push_back("tp>1");
+  if (p.pp > 1) out.push_back("pp>1");
+  if (p.cp > 1) out.push_back("cp>1");
+  if (p.ep > 1) out.push_back("ep>1");
+  if (parsed.training.zero_stage >= 2) out.push_back("zero>=2/fsdp");
+  if (out.empty()) out.push_back("pure dp");
+  return out;
+}
+
+// Median / max |error| by parallel mode under each protocol.
+void print_modes(const std::vector<std::pair<const char*, const Table*>>& protocols) {
+  std::map<std::string, std::vector<std::string>> ids_of;
+  for (const PublishedCase* c : data().cases) {
+    for (const std::string& mode : modes_of(*c)) ids_of[mode].push_back(c->id);
+  }
+  for (const auto& [mode, ids] : ids_of) {
+    std::printf("[transfer] mode %-13s n %3zu", mode.c_str(), ids.size());
+    for (const auto& [protocol, table] : protocols) {
+      Group g;
+      for (const std::string& id : ids) {
+        const auto it = table->error_of.find(id);
+        if (it != table->error_of.end()) g.add(id, it->second);
+      }
+      std::printf("  %s median %5.1f%% max %5.1f%%", protocol, 100 * validation::median(g.errors),
+                  100 * g.worst);
+    }
+    std::printf("\n");
+  }
+}
+
 TEST(TransferTest, InSampleLeaveOneGenerationOutAndLeaveOneSourceOut) {
   ASSERT_GE(data().cases.size(), 100u);
   const Table in = run("in-sample", [](const PublishedCase&) { return std::string(); });
@@ -165,6 +206,7 @@ TEST(TransferTest, InSampleLeaveOneGenerationOutAndLeaveOneSourceOut) {
               "today: LOGO median %.1f%%, worst %.1f%% (%s)\n",
               100 * validation::median(logo.all.errors), 100 * logo.all.worst,
               logo.all.worst_id.c_str());
+  print_modes({{"in-sample", &in}, {"LOGO", &logo}, {"LOSO", &loso}});
   EXPECT_LE(validation::median(in.all.errors), kInSampleMedianGuard);
   EXPECT_LE(validation::median(logo.all.errors), kLogoMedianGuard);
   EXPECT_LE(logo.all.worst, kLogoCaseGuard) << logo.all.worst_id;

@@ -43,6 +43,14 @@ double link_time_s(CollectiveKind kind, double sent, double steps, const LinkSpe
 
 }  // namespace
 
+double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
+                                          const LinkSpec& link) {
+  if (bytes <= 0.0 || ranks <= 1) return 0.0;
+  const RingCost ring = ring_cost(kind, static_cast<double>(ranks));
+  const double sent = bytes * ring.data_factor;
+  return sent / link_time_s(kind, sent, ring.steps, link, link.bandwidth_bytes_per_s);
+}
+
 double p2p_time_s(double bytes, bool crosses_nodes, const SystemSpec& system) {
   if (bytes <= 0.0) return 0.0;
   const LinkSpec& link = crosses_nodes ? system.inter_node : select_link(system, 2);

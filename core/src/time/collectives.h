@@ -6,7 +6,14 @@
 // NVLink/PCIe when the span fits in a node, else it crosses the inter-node
 // fabric. Time (ring alpha-beta model; Thakur et al. 2005, NCCL performance
 // notes): all-reduce moves 2(n-1)/n of the data in 2(n-1) steps, all-gather,
-// reduce-scatter and all-to-all (n-1)/n in n-1 steps, p2p the data in one.
+// reduce-scatter and all-to-all (n-1)/n in n-1 steps, p2p the data in one
+// (the step counts of NVIDIA/nccl src/graph/tuning.cc ncclTopoTuneModel).
+// A collective runs below the link's datasheet bandwidth: its bus bandwidth
+// (nccl-tests doc/PERFORMANCE.md: algorithm bandwidth x 2(n-1)/n for
+// all-reduce, x (n-1)/n for the others) reaches at most the link's measured
+// fraction (LinkSpec.efficiency, or the collective's own measured figure per
+// group-size tier), and the per-step latency lowers it further for small
+// messages and large groups: see achieved_bus_bandwidth_bytes_per_s.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +36,14 @@ GroupGeometry group_geometry(Group group, const ParallelSpec& parallel, int64_t 
 // Seconds for one collective of `bytes` (full logical tensor) over `group`.
 double collective_time_s(CollectiveKind kind, double bytes, Group group,
                          const ParallelSpec& parallel, const SystemSpec& system);
+
+// The bus bandwidth one collective of `bytes` (full logical tensor) over `ranks`
+// members on `link` achieves: bytes x busbw factor / time, with time = steps x
+// latency + bytes x factor / (bandwidth x efficiency). It tends to bandwidth x
+// efficiency for large messages; the latency term makes it depend on size and
+// group size as NCCL's ring model does (tuning.cc: time = latency + bytes / busBw).
+double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
+                                          const LinkSpec& link);
 
 // One step of a ring of point-to-point transfers over `group` (ring attention's
 // K/V exchange): every member sends `bytes` to its neighbour at once, so the step

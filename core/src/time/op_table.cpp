@@ -1,5 +1,6 @@
 #include "time/op_table.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -141,6 +142,27 @@ Calibration calibration_of(const Config& config, const ModelPlan& plan,
       out.calibrated = false;
     }
     out.figures.push_back(std::move(figure));
+  }
+  // The links the plan's collectives and transfers run on (time/collectives.h): the
+  // node's link once a group has two members in a node, the inter-node fabric once the
+  // job spans nodes. Their achieved bus-bandwidth fraction is a figure like the kernel
+  // efficiencies: a link without a measured one runs at the preset's assumed fraction.
+  const ParallelSpec& p = config.training.parallel;
+  const int64_t world = p.tp * p.pp * p.dp * p.cp;
+  const int64_t per_node = config.system.gpus_per_node;
+  std::vector<std::string> links;
+  if (std::min(world, per_node) > 1) {
+    links.push_back(config.system.intra_node_tiers.empty() ? "/intra_node/efficiency"
+                                                           : "/intra_node_tiers");
+  }
+  if (world > per_node) links.emplace_back("/inter_node/efficiency");
+  for (const std::string& pointer : links) {
+    const Provenance* prov = figure_provenance(config.system, pointer);
+    if (prov == nullptr || prov->kind == ProvenanceKind::kAssumed || prov->kind == ProvenanceKind::kConfig) {
+      out.calibrated = false;
+    }
+    out.figures.push_back({pointer, prov != nullptr ? kind_of(prov->kind) : "config",
+                           prov != nullptr ? prov->source : "given in the config, no provenance stated"});
   }
   return out;
 }

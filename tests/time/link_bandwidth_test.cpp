@@ -1,0 +1,107 @@
+// Collectives below the link's datasheet bandwidth (time/collectives.h): the
+// achieved bus bandwidth against its closed form (nccl-tests PERFORMANCE.md bus
+// bandwidth, NCCL ring step counts), its dependence on message size and group
+// size, the measured per-group-size figures of the A100-PCIe preset, and the
+// calibration entry an estimate gives for the links it used.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "interop/interop_test_util.h"
+#include "test_util.h"
+#include "time/collectives.h"
+
+namespace trainsim {
+namespace {
+
+LinkSpec link(double bandwidth, double latency, double efficiency) {
+  LinkSpec out;
+  out.bandwidth_bytes_per_s = bandwidth;
+  out.latency_s = latency;
+  out.efficiency = efficiency;  // no per-collective figure: every collective uses the link's
+  return out;
+}
+
+TEST(LinkBandwidthTest, BusBandwidthMatchesTheRingClosedForm) {
+  const LinkSpec l = link(400e9, 5e-6, 0.8);
+  for (const int64_t n : {2, 4, 8, 64}) {
+    for (const double bytes : {1e5, 1e7, 1e9}) {
+      const double dn = static_cast<double>(n);
+      // all-reduce: 2(n-1)/n of the data in 2(n-1) steps; all-gather: (n-1)/n in n-1.
+      const double ar_sent = bytes * 2 * (dn - 1) / dn;
+      const double ar = ar_sent / (2 * (dn - 1) * 5e-6 + ar_sent / (400e9 * 0.8));
+      EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, n, l), ar, ar * 1e-12);
+      const double ag_sent = bytes * (dn - 1) / dn;
+      const double ag = ag_sent / ((dn - 1) * 5e-6 + ag_sent / (400e9 * 0.8));
+      EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllGather, bytes, n, l), ag, ag * 1e-12);
+    }
+  }
+}
+
+TEST(LinkBandwidthTest, FractionGrowsWithMessageSizeAndFallsWithGroupSize) {
+  const LinkSpec l = link(400e9, 5e-6, 0.8);
+  const auto bus = [&](double bytes, int64_t n) {
+    return achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, n, l);
+  };
+  EXPECT_LT(bus(1e6, 8), bus(1e8, 8));
+  EXPECT_LT(bus(1e8, 8), bus(1e10, 8));
+  EXPECT_NEAR(bus(1e12, 8), 400e9 * 0.8, 400e9 * 0.8 * 1e-3);  // the measured fraction, not 100%
+  EXPECT_GT(bus(1e7, 2), bus(1e7, 8));
+  EXPECT_GT(bus(1e7, 8), bus(1e7, 64));
+  EXPECT_EQ(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, 1e9, 1, l), 0.0);
+}
+
+// The preset's per-group-size fits (SimuMax's collective microbenchmarks on the
+// A100 PCIe box): 8 GPUs cross the host bridge and reach ~42% of PCIe Gen4 x16,
+// 2 and 4 GPUs behind one switch ~70%.
+TEST(LinkBandwidthTest, PcieAllReduceBusBandwidthDependsOnTheGroupSize) {
+  nlohmann::json document = testing::base_config();
+  document["system"] = {{"preset", "a100-pcie-80gb"}, {"num_gpus", 8}};
+  document["training"]["pp"] = 1;
+  const auto bus_of = [&](int64_t tp) {
+    nlohmann::json d = document;
+    d["training"]["tp"] = tp;
+    const Config config = testing::parse_ok(d);
+    const double bytes = 1e9, sent = bytes * 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp);
+    return sent / collective_time_s(CollectiveKind::kAllReduce, bytes, Group::kTp, config.training.parallel,
+                                    config.system);
+  };
+  const double bus2 = bus_of(2), bus4 = bus_of(4), bus8 = bus_of(8);
+  EXPECT_GT(bus2, 0.68 * 32e9);
+  EXPECT_LT(bus2, 0.71 * 32e9);
+  EXPECT_GT(bus4, 0.68 * 32e9);
+  EXPECT_LT(bus8, 0.43 * 32e9);
+  EXPECT_GT(bus8, 0.40 * 32e9);
+}
+
+std::string kind_of_figure(const nlohmann::json& result, const std::string& figure) {
+  for (const auto& f : result["calibration"]["figures"]) {
+    if (f["figure"] == figure) return f["kind"];
+  }
+  return "";
+}
+
+TEST(LinkBandwidthTest, AnEstimateSaysWhetherItsLinksAreCalibrated) {
+  // 16 H100s: both links used, neither with a public bus-bandwidth figure in the preset.
+  const nlohmann::json h100 = testing::estimate_ok(testing::base_config());
+  EXPECT_EQ(kind_of_figure(h100, "/intra_node/efficiency"), "assumed") << h100["calibration"];
+  EXPECT_EQ(kind_of_figure(h100, "/inter_node/efficiency"), "assumed") << h100["calibration"];
+  EXPECT_FALSE(h100["calibration"]["calibrated"].get<bool>());
+  // 8 A100 PCIe GPUs in one node: the measured per-group-size tiers, no inter-node figure.
+  nlohmann::json pcie = testing::base_config();
+  pcie["system"] = {{"preset", "a100-pcie-80gb"}, {"num_gpus", 8}};
+  const nlohmann::json result = testing::estimate_ok(pcie);
+  EXPECT_EQ(kind_of_figure(result, "/intra_node_tiers"), "microbenchmark") << result["calibration"];
+  EXPECT_EQ(kind_of_figure(result, "/inter_node/efficiency"), "");
+  // One GPU: no link figure at all.
+  nlohmann::json one = testing::base_config();
+  one["training"]["tp"] = 1;
+  one["training"]["pp"] = 1;
+  one["training"]["sequence_parallel"] = false;
+  one["system"]["num_gpus"] = 1;
+  const nlohmann::json single = testing::estimate_ok(one);
+  EXPECT_EQ(kind_of_figure(single, "/intra_node/efficiency"), "");
+}
+
+}  // namespace
+}  // namespace trainsim
