@@ -97,6 +97,14 @@ void validate_parallel(const Config& config, Checker& c) {
   if (p.cp > 1) {
     c.divides(2 * p.cp, t.seq_len, "/training/cp",
               "seq_len (context parallelism splits the sequence into 2*cp chunks)");
+    // Transformer Engine runs context parallelism only in its flash / fused
+    // attention backends: get_attention_backend disables the unfused one when
+    // context parallelism is on (NVIDIA/TransformerEngine transformer_engine/
+    // pytorch/attention/dot_product_attention/utils.py).
+    c.require(t.kernels.flash_attention, "/training/flash_attention", [&] {
+      return std::string("must be true with cp > 1 (Transformer Engine's unfused attention does not "
+                         "support context parallelism)");
+    });
     c.require(
         p.cp_comm_type != CpCommType::kAllToAll || (m.num_attention_heads % (p.tp * p.cp) == 0 &&
                                                     (m.mla || m.num_kv_heads % (p.tp * p.cp) == 0)),

@@ -237,5 +237,49 @@ TEST(AllocationTraceTest, TimelineIsBoundedAndReachesThePeaks) {
   }
 }
 
+// One allocator reset between replays (how replay_stage_memory walks a
+// pipeline's stages) gives what a fresh allocator gives for every stage, under
+// alternating options (expandable segments, a capacity that runs out), so no
+// block, cached segment, live id or statistic survives a reset.
+TEST(AllocationTraceTest, AReusedAllocatorReplaysEveryStageAsAFreshOne) {
+  CachingAllocatorSim reused(AllocatorOptions{});
+  int compared = 0;
+  int out_of_memory = 0;
+  for (const Json& document : sample_configs()) {
+    const Config config = config_of(document);
+    const ModelPlan plan = plan_of(config);
+    const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
+    for (size_t i = 0; i < traces.size(); ++i) {
+      const StageTraceSpec spec{&plan, i, &traces[i].statics, traces[i].order, traces[i].granularity};
+      for (int variant = 0; variant < 3; ++variant) {
+        AllocatorOptions options;
+        options.expandable_segments = variant == 1;
+        if (variant == 2) options.capacity_bytes = int64_t{3} << 30;  // 3 GiB: most stages run out
+        const StageReplay fresh = replay_stage_trace(spec, options, 16);
+        const StageReplay again = replay_stage_trace(reused, spec, options, 16);
+        const std::string where = document.dump() + " stage " + std::to_string(i) + " variant " +
+                                  std::to_string(variant);
+        EXPECT_EQ(fresh.out_of_memory, again.out_of_memory) << where;
+        EXPECT_EQ(fresh.events, again.events) << where;
+        EXPECT_EQ(fresh.stats.peak_reserved_bytes, again.stats.peak_reserved_bytes) << where;
+        EXPECT_EQ(fresh.stats.peak_allocated_bytes, again.stats.peak_allocated_bytes) << where;
+        EXPECT_EQ(fresh.stats.reserved_bytes, again.stats.reserved_bytes) << where;
+        EXPECT_EQ(fresh.stats.segments, again.stats.segments) << where;
+        EXPECT_EQ(fresh.stats.num_device_alloc, again.stats.num_device_alloc) << where;
+        EXPECT_EQ(fresh.stats.num_alloc_retries, again.stats.num_alloc_retries) << where;
+        EXPECT_EQ(fresh.steady_peak_allocated_bytes, again.steady_peak_allocated_bytes) << where;
+        ASSERT_EQ(fresh.timeline.size(), again.timeline.size()) << where;
+        for (size_t k = 0; k < fresh.timeline.size(); ++k) {
+          EXPECT_EQ(fresh.timeline[k].reserved_bytes, again.timeline[k].reserved_bytes) << where;
+        }
+        out_of_memory += fresh.out_of_memory ? 1 : 0;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 30);
+  EXPECT_GT(out_of_memory, 0) << "no replay ran out of memory: the capacity variant tests nothing";
+}
+
 }  // namespace
 }  // namespace trainsim

@@ -113,6 +113,7 @@ inline json random_config(uint64_t seed) {
                    {"overlap_param_gather", r.coin()},
                    {"grad_reduce_in_bf16", r.coin(0.3)}};
   if (cp > 1) {
+    training["flash_attention"] = true;  // TE runs CP only in flash / fused attention
     const bool a2a = heads % (tp * cp) == 0 && (mla || kv % (tp * cp) == 0);
     training["cp_comm_type"] = a2a && r.coin() ? "a2a" : (r.coin() ? "p2p" : "all_gather");
   }

@@ -134,5 +134,32 @@ TEST(DpShardingTest, EstimatedDpCommGrowsWithTheZeroStage) {
   EXPECT_NEAR(buffers(3) - buffers(2), 2.0 * units, 1e-3 * 2.0 * units);
 }
 
+// A data-parallel ring that leaves an 8-GPU A100 PCIe box (tp 2, dp 8 on two
+// boxes: four members per box) moves its bytes through four NICs (4 x 25 GB/s)
+// and through the PCIe hops between those members (32 GB/s): the slower of the
+// two bounds it, so it is never faster than the same bytes over PCIe alone
+// (seed 50009 of the doubling-cp invariant: it was priced at 100 GB/s).
+TEST(DpShardingTest, ARingAcrossNodesIsNoFasterThanItsHopsInsideANode) {
+  nlohmann::json document = testing::base_config();
+  document["system"] = {{"preset", "a100-pcie-80gb"}, {"num_gpus", 16}};
+  document["training"]["tp"] = 2;
+  document["training"]["pp"] = 1;
+  document["training"]["zero_stage"] = 1;
+  const Config c = testing::parse_ok(document);
+  const LinkSpec& pcie = c.system.intra_node;
+  const LinkSpec& nic = c.system.inter_node;
+  ASSERT_LT(pcie.bandwidth_bytes_per_s * pcie.efficiency, 4.0 * nic.bandwidth_bytes_per_s * nic.efficiency);
+  const double sent = 2.0 * 7.0 / 8.0 * kBucketBytes;  // ring all-reduce over 8 ranks
+  const double ring_s = one_bucket_s(c, CollectiveKind::kAllReduce);
+  EXPECT_GE(ring_s, sent / (pcie.bandwidth_bytes_per_s * pcie.efficiency));
+  // On H100 nodes NVLink (450 GB/s) outruns four 400 Gb/s NICs: the NICs bound it.
+  document["system"]["preset"] = "h100-sxm-80gb";
+  const Config h = testing::parse_ok(document);
+  const LinkSpec& ib = h.system.inter_node;
+  const double nic_s = sent / (4.0 * ib.bandwidth_bytes_per_s * ib.efficiency);
+  EXPECT_GE(one_bucket_s(h, CollectiveKind::kAllReduce), nic_s);
+  EXPECT_LT(one_bucket_s(h, CollectiveKind::kAllReduce), 1.2 * nic_s);
+}
+
 }  // namespace
 }  // namespace trainsim

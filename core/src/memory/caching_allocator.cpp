@@ -28,14 +28,7 @@ void increase(int64_t& current, int64_t& peak, int64_t amount) {
   peak = std::max(peak, current);
 }
 
-}  // namespace
-
-CachingAllocatorSim::CachingAllocatorSim(const AllocatorOptions& options)
-    : options_(options),
-      free_{caching_allocator_detail::make_set<SizeSet>(node_pool_),
-            caching_allocator_detail::make_set<SizeSet>(node_pool_)},
-      unmapped_{caching_allocator_detail::make_set<AddressSet>(node_pool_),
-                caching_allocator_detail::make_set<AddressSet>(node_pool_)} {
+void check_options(const AllocatorOptions& options) {
   // AllocatorConfig::parseMaxSplitSize / parseMaxNonSplitRoundingSize reject
   // values under kLargeBuffer; parseRoundUpPower2Divisions wants powers of two.
   TRAINSIM_CHECK(
@@ -49,7 +42,36 @@ CachingAllocatorSim::CachingAllocatorSim(const AllocatorOptions& options)
                  "caching allocator: roundup_power2_divisions must be 0 or a power of two");
   TRAINSIM_CHECK(options.capacity_bytes > 0 && options.capacity_bytes <= (int64_t{1} << 50),
                  "caching allocator: capacity must be in (0, 2^50] bytes");
+}
+
+}  // namespace
+
+CachingAllocatorSim::CachingAllocatorSim(const AllocatorOptions& options)
+    : options_(options),
+      free_{caching_allocator_detail::make_set<SizeSet>(node_pool_),
+            caching_allocator_detail::make_set<SizeSet>(node_pool_)},
+      unmapped_{caching_allocator_detail::make_set<AddressSet>(node_pool_),
+                caching_allocator_detail::make_set<AddressSet>(node_pool_)} {
+  check_options(options);
   blocks_.reserve(256);
+}
+
+void CachingAllocatorSim::reset(const AllocatorOptions& options) {
+  check_options(options);
+  options_ = options;
+  stats_ = AllocatorStats{};
+  events_ = 0;
+  next_address_ = int64_t{1} << 32;
+  blocks_.clear();
+  spare_blocks_.clear();
+  scratch_.clear();
+  released_.clear();
+  ranges_.clear();
+  live_.clear();
+  for (int pool = 0; pool < 2; ++pool) {
+    free_[pool].clear();
+    unmapped_[pool].clear();
+  }
 }
 
 // round_size: under 512 B -> 512 B; with N > 1 divisions and size > 512 * N,

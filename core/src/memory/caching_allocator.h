@@ -120,6 +120,10 @@ class CachingAllocatorSim {
   void free(int64_t id);
   // emptyCache(): release_cached_blocks.
   void empty_cache();
+  // A fresh allocator under `options` (every block, segment and statistic
+  // dropped), keeping the arena's, the id map's and the sets' capacity: the
+  // stages of a pipeline replay one after another without regrowing them.
+  void reset(const AllocatorOptions& options);
 
   const AllocatorStats& stats() const { return stats_; }
   int64_t block_bytes(int64_t id) const;  // size of the block serving a live id

@@ -110,6 +110,7 @@ class IdMap {
   int32_t find(int64_t id) const;          // kNoBlock when absent
   void insert(int64_t id, int32_t block);  // id must be absent
   int32_t erase(int64_t id);               // kNoBlock when absent
+  void clear();                            // empty, keeping the slots
   int64_t size() const { return static_cast<int64_t>(count_); }
 
  private:

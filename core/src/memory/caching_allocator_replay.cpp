@@ -55,6 +55,11 @@ int32_t IdMap::erase(int64_t id) {
   return block;
 }
 
+void IdMap::clear() {
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  count_ = 0;
+}
+
 void IdMap::grow() {
   std::vector<Slot> old(slots_.size() * 2);
   old.swap(slots_);

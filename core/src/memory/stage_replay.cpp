@@ -25,16 +25,17 @@ AllocatorOptions allocator_options(const Config& config, double capacity_bytes) 
 // capacity, or the peak allocated bytes, which no capacity below serves, up to
 // what an unlimited replay reserves, which always suffices. `budget_events`:
 // events the bisection may still replay (it takes what it uses).
-StageReplay least_capacity_replay(const StageTraceSpec& spec, const Config& config, double failed,
-                                  int64_t points, int bisections, int64_t& budget_events) {
-  StageReplay best = replay_stage_trace(spec, allocator_options(config, 0.0), points);
+StageReplay least_capacity_replay(CachingAllocatorSim& sim, const StageTraceSpec& spec,
+                                  const Config& config, double failed, int64_t points,
+                                  int bisections, int64_t& budget_events) {
+  StageReplay best = replay_stage_trace(sim, spec, allocator_options(config, 0.0), points);
   double low = std::max(failed, static_cast<double>(best.stats.peak_allocated_bytes) - 1.0);
   double high = static_cast<double>(best.stats.peak_reserved_bytes);
   const double tolerance = std::max(64.0 * 1024 * 1024, kNeedTolerance * high);
   for (int k = 0; k < bisections && high - low > tolerance && budget_events >= best.events; ++k) {
     budget_events -= best.events;
     const double middle = std::floor((low + high) / 2.0);
-    StageReplay trial = replay_stage_trace(spec, allocator_options(config, middle), points);
+    StageReplay trial = replay_stage_trace(sim, spec, allocator_options(config, middle), points);
     if (trial.out_of_memory) {
       low = middle;
     } else {
@@ -128,6 +129,7 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
   });
   int64_t budget = kReplayEventBudget;
   int64_t need_budget = options.find_need ? kNeedEventBudget : 0;
+  CachingAllocatorSim sim(AllocatorOptions{});  // reset by every replay
   for (const size_t i : order) {
     StageMemory& s = stages[i];
     const StageTracePlan& t = traces[i];
@@ -139,13 +141,13 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
     // Allocated bytes alone above the capacity: the allocator cannot serve it.
     const bool fails = s.peak_bytes > capacity;
     if (!fails) {
-      replay = replay_stage_trace(spec, allocator_options(config, capacity + 1.0), points);
+      replay = replay_stage_trace(sim, spec, allocator_options(config, capacity + 1.0), points);
       budget -= t.events;
     }
     if (fails || replay.out_of_memory) {
       a.out_of_memory = true;
       budget -= t.events;
-      replay = least_capacity_replay(spec, config, capacity, points,
+      replay = least_capacity_replay(sim, spec, config, capacity, points,
                                      options.find_need ? kNeedBisections : 0, need_budget);
     }
     a.replayed = true;
@@ -200,6 +202,7 @@ bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
     return stages[a].device_bytes > stages[b].device_bytes;
   });
   int64_t budget = kReplayEventBudget;
+  CachingAllocatorSim sim(AllocatorOptions{});  // reset by every replay
   for (const size_t i : order) {
     const StageMemory& s = stages[i];
     const StageTracePlan& t = traces[i];
@@ -212,7 +215,7 @@ bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
     const StageTraceSpec spec{&plan, i, &t.statics, t.order, t.granularity};
     const FitsStop stop{usable, s.outside_allocator_bytes, headroom};
     const StageReplay replay =
-        replay_stage_trace(spec, allocator_options(config, capacity + 1.0), 0, &stop);
+        replay_stage_trace(sim, spec, allocator_options(config, capacity + 1.0), 0, &stop);
     if (replay.stopped || replay.out_of_memory) return false;
     budget -= t.events;
   }

@@ -63,9 +63,8 @@ class Downsampler {
 
 class ReplaySink final : public TraceSink {
  public:
-  ReplaySink(const AllocatorOptions& options, int64_t points, StageReplay& out,
-             const FitsStop* stop)
-      : sim_(options), series_(points), out_(out), stop_(stop) {}
+  ReplaySink(CachingAllocatorSim& sim, int64_t points, StageReplay& out, const FitsStop* stop)
+      : sim_(sim), series_(points), out_(out), stop_(stop) {}
 
   void label(const TraceLabel& label) override { label_ = label; }
 
@@ -114,7 +113,7 @@ class ReplaySink final : public TraceSink {
     series_.add(steady_events_++, s.allocated_bytes, s.reserved_bytes, label_);
   }
 
-  CachingAllocatorSim sim_;
+  CachingAllocatorSim& sim_;
   Downsampler series_;
   StageReplay& out_;
   const FitsStop* stop_;
@@ -127,8 +126,16 @@ class ReplaySink final : public TraceSink {
 
 StageReplay replay_stage_trace(const StageTraceSpec& spec, const AllocatorOptions& options,
                                int64_t timeline_points, const FitsStop* stop) {
+  CachingAllocatorSim sim(options);
+  return replay_stage_trace(sim, spec, options, timeline_points, stop);
+}
+
+StageReplay replay_stage_trace(CachingAllocatorSim& sim, const StageTraceSpec& spec,
+                               const AllocatorOptions& options, int64_t timeline_points,
+                               const FitsStop* stop) {
+  sim.reset(options);
   StageReplay out;
-  ReplaySink sink(options, timeline_points, out, stop);
+  ReplaySink sink(sim, timeline_points, out, stop);
   emit_stage_trace(spec, sink);
   sink.finish();
   return out;

@@ -44,5 +44,11 @@ struct FitsStop {
 
 StageReplay replay_stage_trace(const StageTraceSpec& spec, const AllocatorOptions& options,
                                int64_t timeline_points, const FitsStop* stop = nullptr);
+// The same through `sim`, reset to `options` first: a caller replaying several
+// stages keeps one allocator, so its arena and maps are not regrown (and their
+// pages not faulted in again) for every stage. Results are identical.
+StageReplay replay_stage_trace(CachingAllocatorSim& sim, const StageTraceSpec& spec,
+                               const AllocatorOptions& options, int64_t timeline_points,
+                               const FitsStop* stop = nullptr);
 
 }  // namespace trainsim

@@ -150,10 +150,20 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
       const double nodes = std::max(1.0, std::ceil(n / per_node));
       sent *= (nodes - 1.0) / nodes;
     } else if (kind != CollectiveKind::kP2p) {
-      // A ring crossing nodes uses the NICs of all its members inside a node.
+      // A ring crossing nodes uses the NICs of all its members inside a node
+      // (NCCL runs one channel per NIC; each channel's ring enters and leaves
+      // every node once: NVIDIA/nccl src/graph/search.cc, rings.cc), and the
+      // same bytes still pass the hops between those members inside the node,
+      // so the ring is no faster than its intra-node link either (an 8-GPU
+      // PCIe box with a NIC per GPU: four members' NICs carry 100 GB/s, the
+      // PCIe hops between them 32 GB/s).
       const double stride = static_cast<double>(geometry.stride);
       const double members = stride >= per_node ? 1.0 : std::min(n, per_node / stride);
-      bandwidth *= members;
+      const double across_s = link_time_s(kind, sent, ring.steps, link, bandwidth * members);
+      if (members <= 1.0) return across_s;
+      const LinkSpec& inside = select_link(system, static_cast<int64_t>(members * stride));
+      return std::max(across_s,
+                      link_time_s(kind, sent, ring.steps, inside, inside.bandwidth_bytes_per_s));
     }
   }
   return link_time_s(kind, sent, ring.steps, link, bandwidth);

@@ -64,6 +64,7 @@ const KeyFlags kKeyFlags[] = {
     {"/training/recompute", {"--recompute-granularity", "--recompute-activations"}},
     {"/training/moe_capacity_factor", {"--moe-expert-capacity-factor"}},
     {"/training/dtype", {"--fp8-format", "--bf16", "--fp16"}},
+    {"/training/flash_attention", {"--attention-backend", "--use-flash-attn"}},
     {"/system/num_gpus", {"--nnodes", "--nproc-per-node", "--nproc_per_node"}},
 };
 
