@@ -32,7 +32,7 @@ SystemSpec node_system() {
 
 // With no measured figure on the link, an all-reduce / all-gather takes the time of
 // NCCL's fastest pair (time/nccl_tuning.h); large messages run the Simple ring:
-// base 8.4 us + steps x the link's per-step latency + bytes x busbw factor /
+// base 8.4 us + steps x NCCL's NVLink step (3.4 us) + bytes x busbw factor /
 // (bandwidth x efficiency) (NVIDIA/nccl src/graph/tuning.cc).
 TEST(LinkBandwidthTest, BusBandwidthMatchesTheRingClosedForm) {
   const LinkSpec l = link(400e9, 3.4e-6, 0.8);

@@ -63,16 +63,16 @@ bool tuned(CollectiveKind kind) {
          kind == CollectiveKind::kReduceScatter;
 }
 
+// NCCL's own per-step latencies (NcclCollective's defaults): a link's latency_us
+// prices the alpha-beta forms (all-to-all, p2p, measured figures) only.
 NcclCollective nccl_call(CollectiveKind kind, double bytes, int64_t ranks, int64_t nodes,
-                         double bus_bytes_per_s, double intra_latency_s, const SystemSpec& system) {
+                         double bus_bytes_per_s, const SystemSpec& system) {
   NcclCollective c;
   c.kind = kind;
   c.bytes = bytes;
   c.ranks = ranks;
   c.nodes = nodes;
   c.bus_bandwidth_bytes_per_s = bus_bytes_per_s;
-  c.intra_step_latency_s = intra_latency_s;
-  c.inter_step_latency_s = system.inter_node.latency_s;
   c.compute_capability = system.gpu.compute_capability > 0.0 ? system.gpu.compute_capability : 9.0;
   c.channels = std::max<int64_t>(1, system.nccl_channels);
   return c;
@@ -86,8 +86,7 @@ double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int
   const RingCost ring = ring_cost(kind, static_cast<double>(ranks));
   const double sent = bytes * ring.data_factor;
   if (tuned(kind) && !measured(kind, link)) {
-    const NcclCollective c = nccl_call(kind, bytes, ranks, 1, bus_bandwidth(kind, link),
-                                       link.latency_s, system);
+    const NcclCollective c = nccl_call(kind, bytes, ranks, 1, bus_bandwidth(kind, link), system);
     return sent / nccl_fastest(c).time_s;
   }
   return sent / link_time_s(kind, sent, ring.steps, link, link.bandwidth_bytes_per_s);
@@ -187,8 +186,8 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
   double bandwidth = link.bandwidth_bytes_per_s;
   if (tuned(kind) && !measured(kind, link)) {
     if (!inter) {
-      const NcclCollective c = nccl_call(kind, bytes, geometry.size, 1, bus_bandwidth(kind, link),
-                                         link.latency_s, system);
+      const NcclCollective c =
+          nccl_call(kind, bytes, geometry.size, 1, bus_bandwidth(kind, link), system);
       return nccl_fastest(c).time_s;
     }
     // Across nodes the ring's (and tree's) bus bandwidth is the slower of its
@@ -201,7 +200,7 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
         members <= 1.0 ? system.intra_node : select_link(system, static_cast<int64_t>(members * stride));
     if (members > 1.0) bus = std::min(bus, bus_bandwidth(kind, inside));
     const auto nodes = static_cast<int64_t>(std::llround(n / members));
-    const NcclCollective c = nccl_call(kind, bytes, geometry.size, nodes, bus, inside.latency_s, system);
+    const NcclCollective c = nccl_call(kind, bytes, geometry.size, nodes, bus, system);
     return nccl_fastest(c).time_s;
   }
   if (inter) {

@@ -10,12 +10,13 @@
 //
 // Inputs are trainsim's: the group's Simple-protocol ring bus bandwidth (the
 // link's bandwidth x its achieved fraction, the slowest of NICs and intra-node
-// hops for a group across nodes) and each link's per-step latency, which is the
-// ring/Simple hardware latency of that fabric; the other protocols' and the
-// tree's per-step latencies keep NCCL's ratios to it (so scaling a link's latency
-// scales them all). Intra-node links are taken as NVLink (NCCL's NVLINK row, LL128
-// enabled): a PCIe box should carry measured collective figures, as the A100-PCIe
-// preset does, which take precedence (time/collectives.cpp).
+// hops for a group across nodes). Latencies are NCCL's constants (the defaults of
+// intra_step_latency_s / inter_step_latency_s are its ring/Simple steps; the other
+// protocols' and the tree's keep NCCL's ratios to them); a link's latency_us prices
+// only the alpha-beta forms (all-to-all, p2p, measured figures). Intra-node links
+// are taken as NVLink (NCCL's NVLINK row, LL128 enabled): a PCIe box should carry
+// measured collective figures, as the A100-PCIe preset does, which take precedence
+// (time/collectives.cpp).
 #pragma once
 
 #include <cstdint>
@@ -33,8 +34,8 @@ struct NcclCollective {
   int64_t ranks = 1;
   int64_t nodes = 1;                   ///< nodes the group spans (ranks / nodes per node)
   double bus_bandwidth_bytes_per_s = 0.0;  ///< Simple-protocol ring bus bandwidth of the group
-  double intra_step_latency_s = 0.0;   ///< intra-node link: ring / Simple latency per step
-  double inter_step_latency_s = 0.0;   ///< network: ring / Simple latency per inter-node step
+  double intra_step_latency_s = 3.4e-6;  ///< ring / Simple step inside a node (NCCL's NVLink)
+  double inter_step_latency_s = 14e-6;   ///< ring / Simple step across nodes (NCCL's network)
   double compute_capability = 9.0;     ///< sets the single-node LL bandwidth cap
   int64_t channels = 16;               ///< NCCL channels (the multi-node ring plateau test)
 };
