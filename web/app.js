@@ -90,6 +90,8 @@ function readHash() {
   if (search && (specChanged || !current.searchQuery || encodeSearch(search) !== encodeSearch(current.searchQuery))) {
     store.set({ searchInputs: search, searchQuery: search, searchSystem: null });
     linkedSearch = true;
+  } else if (!search && current.searchQuery) {
+    store.set({ searchQuery: null });  // the link is the state: no q, no search in it
   }
   store.set({ banner: linkBanner(ignored) });
   const canonical = pageHash();

@@ -7,7 +7,9 @@
 // MODULE.mjs: the single-file module (build/wasm/site/trainsim_wasm.mjs).
 // Each search runs in a process of its own (like one benchmark per process
 // natively), N times (default 3); printed per search: wall time of each
-// run and their median, the search's counts, the module's linear memory
+// run and their median, the CPU time of the median run (user + system: on a
+// machine shared with other jobs the wall time is the CPU time plus waiting),
+// the search's counts, the module's linear memory
 // after the runs (WebAssembly memory only grows, so this is its peak) and
 // the process's peak resident memory (node itself included: about 45 MiB
 // with the module loaded and no search; see "baseline").
@@ -55,23 +57,27 @@ async function child(args, name) {
   const constant = SEARCHES[name];
   const text = constant ? JSON.stringify(documentOf(constant)) : null;
   const times = [];
+  const cpu = [];
   let counts = null;
   for (let i = 0; constant && i < args.runs; i += 1) {
     const start = performance.now();
+    const cpuStart = process.cpuUsage();
     const envelope = JSON.parse(module.call('search', text));
     times.push((performance.now() - start) / 1000);
+    const used = process.cpuUsage(cpuStart);
+    cpu.push((used.user + used.system) / 1e6);
     if (!envelope.ok) throw new Error(`${name}: ${JSON.stringify(envelope.errors)}`);
     counts = envelope.result.counts;
   }
   const heap = module.HEAP8?.buffer?.byteLength ?? module.wasmMemory?.buffer?.byteLength ?? null;
   console.log(JSON.stringify({
-    name, times, counts,
+    name, times, cpu, counts,
     wasm_memory_mib: heap === null ? null : heap / MiB,
     peak_rss_mib: process.resourceUsage().maxRSS / 1024,
   }));
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const medianAt = (xs) => xs.indexOf([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
 
 async function main() {
   const args = parse(process.argv.slice(2));
@@ -88,7 +94,8 @@ async function main() {
     const c = r.counts;
     const work = c ? `, ${c.considered} combinations, ${c.skipped + c.bounded} skipped by the floors, ${c.evaluated} estimated, `
       + `${c.timed} simulated, ${c.feasible} fit` : '';
-    const time = r.times.length ? `${median(r.times).toFixed(2)} s median of ${r.times.map((t) => t.toFixed(2)).join(', ')} s` : 'no search';
+    const m = medianAt(r.times);
+    const time = r.times.length ? `${r.times[m].toFixed(2)} s median of ${r.times.map((t) => t.toFixed(2)).join(', ')} s (CPU ${r.cpu[m].toFixed(2)} s)` : 'no search';
     const memory = `wasm memory ${r.wasm_memory_mib === null ? '?' : r.wasm_memory_mib.toFixed(0)} MiB, peak RSS ${r.peak_rss_mib.toFixed(0)} MiB`;
     console.log(`${name}: ${time}; ${memory}${work}`);
   }

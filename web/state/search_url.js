@@ -39,7 +39,7 @@ function inputCodecs() {
   const degrees = searchDegrees().map((d) => text(d.key, d.key === 'micro_batch_size' ? 'mbs' : d.key,
     (v) => parseChoices(v) !== null, 'a value or a list such as 1,2,4'));
   return [
-    text('gpus', 'n', (v) => v === '' || parseGpus(v) !== null, 'a count, a list (512,1024) or a range (64-512/64)'),
+    text('gpus', 'n', (v) => v === '' || (parseGpus(v) ?? null) !== null, 'a count, a list (512,1024) or a range (64-512/64)'),
     text('gbs', 'gbs', optionalInt, 'a positive integer'),
     text('seq', 'seq', optionalInt, 'a positive integer'),
     ...degrees,
