@@ -172,7 +172,9 @@ export function mount(root, store, actions) {
     best.hidden = !(search.status === 'running' && plan);
     if (best.hidden) return;
     const t = plan.config?.training ?? {};
-    const gpus = plan.config?.system?.num_gpus;
+    // The GPU count, when the search is over several.
+    const range = search.document?.num_gpus !== null && typeof search.document?.num_gpus === 'object';
+    const gpus = range ? plan.config?.system?.num_gpus : undefined;
     best.dataset.seconds = String(plan.metrics.iteration_s);
     best.textContent = `Best so far: ${gpus ? `${gpus} GPUs, ` : ''}${planLabel(t)}, recompute ${recomputeLabel(t.recompute)}: `
       + `${formatSeconds(plan.metrics.iteration_s)} per step, ${formatTokensPerS(plan.metrics.tokens_per_s_per_gpu)} per GPU`;
