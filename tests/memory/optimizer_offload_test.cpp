@@ -108,7 +108,9 @@ TEST(OptimizerOffloadTest, BadOffloadInputsNameTheirPath) {
   no_host["training"]["tp"] = 1;
   EXPECT_EQ(first_error_path(no_host).rfind("/training/optimizer_offload_fraction: needs the system's host figures", 0), 0u)
       << first_error_path(no_host);
-  json partial = offload_config(1.0, false);
+  json partial = offload_config(1.0, false);  // a preset without host figures, so nothing merges in
+  partial["system"]["preset"] = "mi300x-192gb";
+  partial["training"]["tp"] = 1;
   partial["system"]["host"] = {{"memory_gib_per_gpu", 64}, {"memory_bandwidth_gb_per_s_per_gpu", 50}};
   EXPECT_EQ(first_error_path(partial).rfind("/system/host/link_gb_per_s: missing", 0), 0u) << first_error_path(partial);
   json fraction = offload_config(1.5, false);
