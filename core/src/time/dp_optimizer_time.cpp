@@ -204,10 +204,37 @@ double optimizer_time_s(const Config& config, double dense_params, double expert
                    + pass(grads);                            // grad L2 norm before the reduce
   if (p.dp * p.cp > 1) seconds += pass(2.0 * grads);          // pre-reduce scaling
   seconds += pass(grad_shard)                                 // norm of the reduced shard
-             + pass(2.0 * grad_shard)                         // clip
-             + pass(grad_shard + 3.0 * states)                // Adam: read grad, r/w master, m, v
-             + pass(1.5 * states / 3.0);                      // copy fp32 master -> bf16 params
-  return seconds;
+             + pass(2.0 * grad_shard);                        // clip
+  const double gpu_share = 1.0 - t.optimizer_offload_fraction;
+  const double gpu_step_s = pass(gpu_share * (grad_shard + 3.0 * states))  // Adam: read grad, r/w master, m, v
+                            + pass(gpu_share * 1.5 * states / 3.0);       // copy fp32 master -> bf16 params
+  if (t.optimizer_offload_fraction <= 0.0) return seconds + gpu_step_s;
+  const OffloadStepTime off = offloaded_step_time(config, t.optimizer_offload_fraction * states / 12.0);
+  // HybridDeviceOptimizer.step: the gradient copies are queued first, the GPU part's Adam
+  // behind them, and the host steps its part once its copies landed; the updated
+  // parameters go back after the GPU part. With the overlap flag each parameter has its
+  // own copy streams and CPU optimizer, so copies and host steps pipeline.
+  if (t.overlap_cpu_optimizer_d2h_h2d) {
+    return seconds + std::max({gpu_step_s, off.d2h_s, off.host_step_s, off.h2d_s});
+  }
+  return seconds + off.d2h_s + std::max(gpu_step_s, off.host_step_s) + off.h2d_s;
+}
+
+OffloadStepTime offloaded_step_time(const Config& config, double offloaded_elements) {
+  const HostMemorySpec& host = config.system.host;
+  OffloadStepTime out;
+  if (offloaded_elements <= 0.0 || !host.stated()) return out;
+  const double link = host.link_bandwidth_bytes_per_s * host.link_efficiency;
+  // hybrid_optimizer.py: the fp32 gradient into its pinned host copy, the fp32 master copy
+  // back into the GPU parameter (param_update_in_fp32).
+  out.d2h_s = offloaded_elements * 4.0 / link;
+  out.h2d_s = offloaded_elements * 4.0 / link;
+  // torch.optim.AdamW(fused=True) on the CPU (aten/src/ATen/native/cpu/FusedAdamKernel.cpp):
+  // one streaming pass reading param, grad, exp_avg, exp_avg_sq and writing param, exp_avg,
+  // exp_avg_sq, all fp32: 28 B per element, bound by the host memory bandwidth.
+  out.host_step_s = offloaded_elements * 28.0 /
+                    (host.memory_bandwidth_bytes_per_s * host.memory_efficiency);
+  return out;
 }
 
 }  // namespace trainsim
