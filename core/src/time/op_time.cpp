@@ -91,6 +91,10 @@ double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const 
 }
 
 OpTime op_time(const Op& op, const Config& config) {
+  return op_time(op, config, GemmCalibrationTables(config.system, config.training));
+}
+
+OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& tables) {
   OpTime t;
   const SystemSpec& system = config.system;
   // A captured op costs the host nothing per kernel (the graph is one launch).
@@ -108,7 +112,7 @@ OpTime op_time(const Op& op, const Config& config) {
     double compute_s = 0.0;
     if (cost.flops > 0.0) {
       const EfficiencyLookup eff =
-          compute_efficiency(op, static_cast<Pass>(pass), system, config.training);
+          compute_efficiency(op, static_cast<Pass>(pass), system, config.training, tables);
       (eff.measured ? t.measured_lookups : t.model_lookups) += 1;
       const GemmFormat format = cost.compute == ComputeClass::kGemm ||
                                         cost.compute == ComputeClass::kGroupedGemm
