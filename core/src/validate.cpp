@@ -252,6 +252,18 @@ void validate_offload(const Config& config, Checker& c) {
             "with optimizer_offload_fraction > 0 Megatron-LM needs fp8_recipe \"delayed\"");
 }
 
+// NVLink SHARP reduces inside the NVSwitch of one NVLink domain (NCCL's NVLS; it
+// spans nodes only through CollNet, which trainsim does not model).
+void validate_links(const Config& config, Checker& c) {
+  c.require(config.system.inter_node.nvls_all_reduce_efficiency <= 0.0,
+            "/system/inter_node/nvls_all_reduce_efficiency",
+            "NVLink SHARP serves one NVLink domain: set it on system.intra_node");
+  for (const LinkSpec& tier : config.system.intra_node_tiers) {
+    c.require(tier.nvls_all_reduce_efficiency <= 0.0, "/system/intra_node_tiers",
+              "nvls_all_reduce_efficiency: tiers are PCIe switch levels, without NVLink SHARP");
+  }
+}
+
 // The low-precision GEMM format must have a figure in the system.
 void validate_gemm_figures(const Config& config, Checker& c) {
   const GemmFormat format = gemm_format(config.training);
@@ -377,6 +389,7 @@ Issues validate(const Config& config) {
   if (issues.empty()) validate_gemm_figures(config, checker);
   validate_cuda_graph(config, checker);
   validate_offload(config, checker);
+  validate_links(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;
 }

@@ -40,7 +40,8 @@ DpStage stage_of(double units, double passes, double forward_s, double backward_
 }
 
 double one_bucket_s(const Config& c, CollectiveKind kind) {
-  return collective_time_s(kind, kBucketBytes, Group::kDp, c.training.parallel, c.system);
+  return collective_time_s(kind, kBucketBytes, Group::kDp, c.training.parallel, c.system,
+                           c.training.nccl_nvls);
 }
 
 TEST(DpShardingTest, CollectiveCountsAndVolumesPerZeroStage) {

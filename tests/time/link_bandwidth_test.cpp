@@ -79,7 +79,7 @@ TEST(LinkBandwidthTest, PcieAllReduceBusBandwidthDependsOnTheGroupSize) {
     const Config config = testing::parse_ok(d);
     const double bytes = 1e9, sent = bytes * 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp);
     return sent / collective_time_s(CollectiveKind::kAllReduce, bytes, Group::kTp, config.training.parallel,
-                                    config.system);
+                                    config.system, config.training.nccl_nvls);
   };
   const double bus2 = bus_of(2), bus4 = bus_of(4), bus8 = bus_of(8);
   EXPECT_GT(bus2, 0.68 * 32e9);
@@ -97,11 +97,23 @@ std::string kind_of_figure(const nlohmann::json& result, const std::string& figu
 }
 
 TEST(LinkBandwidthTest, AnEstimateSaysWhetherItsLinksAreCalibrated) {
-  // 16 H100s: both links used, neither with a public bus-bandwidth figure in the preset.
+  // 16 H100s: both links used, each with its nccl-tests figure (ring busbw over NVLink,
+  // NDR per NIC) and the NVLS all-reduce figure.
   const nlohmann::json h100 = testing::estimate_ok(testing::base_config());
-  EXPECT_EQ(kind_of_figure(h100, "/intra_node/efficiency"), "assumed") << h100["calibration"];
-  EXPECT_EQ(kind_of_figure(h100, "/inter_node/efficiency"), "assumed") << h100["calibration"];
-  EXPECT_FALSE(h100["calibration"]["calibrated"].get<bool>());
+  EXPECT_EQ(kind_of_figure(h100, "/intra_node/efficiency"), "microbenchmark") << h100["calibration"];
+  EXPECT_EQ(kind_of_figure(h100, "/intra_node/nvls_all_reduce_efficiency"), "microbenchmark")
+      << h100["calibration"];
+  EXPECT_EQ(kind_of_figure(h100, "/inter_node/efficiency"), "microbenchmark") << h100["calibration"];
+  // NCCL_NVLS_ENABLE=0: the NVLS figure is not used.
+  nlohmann::json no_nvls = testing::base_config();
+  no_nvls["training"]["nccl_nvls"] = false;
+  EXPECT_EQ(kind_of_figure(testing::estimate_ok(no_nvls), "/intra_node/nvls_all_reduce_efficiency"), "");
+  // 16 B200s: the NVLink ring figure was measured on HGX B300 (assumed for B200).
+  nlohmann::json b200 = testing::base_config();
+  b200["system"]["preset"] = "b200-sxm-180gb";
+  const nlohmann::json b = testing::estimate_ok(b200);
+  EXPECT_EQ(kind_of_figure(b, "/intra_node/efficiency"), "assumed") << b["calibration"];
+  EXPECT_FALSE(b["calibration"]["calibrated"].get<bool>());
   // 8 A100 PCIe GPUs in one node: the measured per-group-size tiers, no inter-node figure.
   nlohmann::json pcie = testing::base_config();
   pcie["system"] = {{"preset", "a100-pcie-80gb"}, {"num_gpus", 8}};

@@ -108,10 +108,72 @@ TEST(NcclTuningTest, SmallTensorParallelAllReduceGetsTheLowLatencyProtocol) {
   const Config config = testing::parse_ok(document);
   const double bytes = 32e3;
   const double t = collective_time_s(CollectiveKind::kAllReduce, bytes, Group::kTp,
-                                     config.training.parallel, config.system);
+                                     config.training.parallel, config.system, true);
   const double ll = (6.6 + 14 * 0.6) * kUs + bytes * 2 * 7 / 8 / 141e9;
   EXPECT_NEAR(t, ll, 1e-12);
   EXPECT_LT(t, 14 * config.system.intra_node.latency_s);
+}
+
+// NVLS (NVLink SHARP) inside one NVSwitch domain: all-reduce with Simple only,
+// NCCL's 25 us NVLINK latency per call and no per-step term, bytes at the measured
+// algorithm bandwidth; never for all-gather / reduce-scatter, other protocols or
+// groups across nodes.
+TEST(NcclTuningTest, NvlsIsOneLatencyPlusBytesOverItsAlgorithmBandwidth) {
+  NcclCollective ar = call(CollectiveKind::kAllReduce, 1e9, 8, 1, 370e9);
+  ar.nvls_algorithm_bandwidth_bytes_per_s = 275e9;
+  const NcclChoice nvls = nccl_time(ar, NcclAlgorithm::kNvls, NcclProtocol::kSimple);
+  EXPECT_NEAR(nvls.latency_s, 25 * kUs, 1e-15);
+  EXPECT_NEAR(nvls.time_s, 25 * kUs + 1e9 / 275e9, 1e-12);
+  EXPECT_NEAR(nvls.bus_bandwidth_bytes_per_s, 275e9 * 2 * 7 / 8, 1.0);  // nccl-tests' busbw: ~480 GB/s
+  EXPECT_LT(nccl_time(ar, NcclAlgorithm::kNvls, NcclProtocol::kLl128).time_s, 0.0);
+  NcclCollective gather = ar;
+  gather.kind = CollectiveKind::kAllGather;
+  EXPECT_LT(nccl_time(gather, NcclAlgorithm::kNvls, NcclProtocol::kSimple).time_s, 0.0);
+  NcclCollective across = ar;
+  across.nodes = 2;
+  EXPECT_LT(nccl_time(across, NcclAlgorithm::kNvls, NcclProtocol::kSimple).time_s, 0.0);
+  NcclCollective none = ar;
+  none.nvls_algorithm_bandwidth_bytes_per_s = 0.0;
+  EXPECT_LT(nccl_time(none, NcclAlgorithm::kNvls, NcclProtocol::kSimple).time_s, 0.0);
+}
+
+// With the H100 figures (ring busbw 370 GB/s, NVLS algbw 275 GB/s: nccl-tests#212,
+// nccl#1455) NVLS wins a large all-reduce over 8 GPUs (ring algbw 370 x 8 / 14 = 211)
+// but not over 2 (ring algbw 370), nor a small one (its 25 us against LL's few us).
+TEST(NcclTuningTest, NvlsWinsLargeAllReducesOverManyGpusOnly) {
+  NcclCollective eight = call(CollectiveKind::kAllReduce, 1e9, 8, 1, 370e9);
+  eight.nvls_algorithm_bandwidth_bytes_per_s = 275e9;
+  EXPECT_EQ(nccl_fastest(eight).algorithm, NcclAlgorithm::kNvls);
+  NcclCollective two = eight;
+  two.ranks = 2;
+  EXPECT_EQ(nccl_fastest(two).algorithm, NcclAlgorithm::kRing);
+  NcclCollective small = eight;
+  small.bytes = 64e3;
+  EXPECT_NE(nccl_fastest(small).algorithm, NcclAlgorithm::kNvls);
+}
+
+// Through the estimator on the H100 preset: a tp 8 all-reduce of 256 MiB runs at
+// the preset's NVLS figure; without it, at the ring's (slower) bus bandwidth.
+TEST(NcclTuningTest, TheH100PresetsLargeTensorParallelAllReduceUsesNvls) {
+  nlohmann::json document = testing::base_config();
+  document["training"]["tp"] = 8;
+  document["training"]["pp"] = 1;
+  const Config config = testing::parse_ok(document);
+  const LinkSpec& link = config.system.intra_node;
+  ASSERT_GT(link.nvls_all_reduce_efficiency, 0.0);
+  const double bytes = 256.0 * 1024 * 1024;
+  const double t = collective_time_s(CollectiveKind::kAllReduce, bytes, Group::kTp,
+                                     config.training.parallel, config.system, true);
+  EXPECT_NEAR(t, 25 * kUs + bytes / (link.bandwidth_bytes_per_s * link.nvls_all_reduce_efficiency), 1e-9);
+  Config ring_only = config;
+  ring_only.system.intra_node.nvls_all_reduce_efficiency = 0.0;
+  const double ring = collective_time_s(CollectiveKind::kAllReduce, bytes, Group::kTp,
+                                        ring_only.training.parallel, ring_only.system, true);
+  EXPECT_GT(ring, 1.2 * t);
+  // NCCL_NVLS_ENABLE=0 (training.nccl_nvls false) prices the ring too.
+  EXPECT_DOUBLE_EQ(collective_time_s(CollectiveKind::kAllReduce, bytes, Group::kTp,
+                                     config.training.parallel, config.system, false),
+                   ring);
 }
 
 }  // namespace

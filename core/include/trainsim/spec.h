@@ -272,6 +272,9 @@ struct LinkSpec {
   double bandwidth_bytes_per_s = 0.0;  ///< per GPU, one direction
   double latency_s = 0.0;              ///< per ring step
   double efficiency = 1.0;             ///< achieved / nominal bandwidth
+  /// NVLink SHARP (NCCL's NVLS algorithm) all-reduce: its measured algorithm bandwidth
+  /// over bandwidth_bytes_per_s inside one NVSwitch domain; 0 = no NVLS on this link.
+  double nvls_all_reduce_efficiency = 0.0;
   int64_t max_group_size = 0;          ///< tiers: largest group (span) this tier serves; 0 = any
   std::array<CollectiveSpec, kNumCollectiveKinds> collectives{};
   /// Measured bandwidth of data-parallel all-gather / reduce-scatter by group size (PCIe boxes).

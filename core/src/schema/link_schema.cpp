@@ -105,6 +105,10 @@ Table<LinkSpec> make_link_table(bool tier) {
                 {"us", "Latency", "per ring step"}),
       L::number("efficiency", TRAINSIM_AT(efficiency), kDefault, kMinRate, 1.0, false, 1.0,
                 {"", "Efficiency", "achieved fraction of the bandwidth"}),
+      L::number("nvls_all_reduce_efficiency", TRAINSIM_AT(nvls_all_reduce_efficiency), kOptional, 0.0, 1.0,
+                false, 1.0,
+                {"", "NVLS all-reduce efficiency",
+                 "NVLink SHARP all-reduce algorithm bandwidth over the link bandwidth, measured (absent: no NVLS)"}),
   };
   if (tier) {
     table.push_back(L::integer("max_group_size", TRAINSIM_AT(max_group_size), kRequired, 1, kMaxGpus,

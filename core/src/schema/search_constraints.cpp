@@ -1,5 +1,6 @@
 // "/constraints" of a search document.
 #include <algorithm>
+#include <string_view>
 
 #include "schema/json_reader.h"
 #include "input_limits.h"
@@ -155,6 +156,10 @@ void read_choices(ObjectReader* r, SearchRequest& request, Issues& issues) {
                                   "; set one of the two"});
       continue;
     }
+    if (std::string_view(dimension.key) == "fp8_recipe" && request.spec.training.dtype != Dtype::kFp8) {
+      issues.push_back({path, "applies only to dtype \"fp8\" (set /dtype or remove the constraint)"});
+      continue;
+    }
     const EnumNames* names = training_enum(dimension.key);
     const Json items = value->is_array() ? *value : Json::array({*value});
     if (names == nullptr || items.empty()) {
@@ -170,6 +175,13 @@ void read_choices(ObjectReader* r, SearchRequest& request, Issues& issues) {
                                   describe_json_value(items[i])});
       } else if (std::find(values.begin(), values.end(), static_cast<int>(*index)) != values.end()) {
         issues.push_back({at, "duplicate value " + items[i].dump()});
+      } else if (std::string_view(dimension.key) == "fp8_recipe" &&
+                 static_cast<Fp8Recipe>(*index) == Fp8Recipe::kMxfp8 &&
+                 request.spec.system.gpu.peak_fp4_flops_per_s <= 0.0) {
+        // validate.cpp's rule for training.fp8_recipe (Transformer Engine quantization.py).
+        issues.push_back({at, "\"mxfp8\" needs block-scaled (MX) tensor cores (compute capability >= "
+                              "10.0; system.gpu.peak_tflops.fp4 > 0); " + request.spec.system.gpu.name +
+                              " has none"});
       } else {
         values.push_back(static_cast<int>(*index));
       }

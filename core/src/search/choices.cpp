@@ -21,8 +21,11 @@ const std::vector<ChoiceDimension>& choice_dimensions() {
       // Every schedule but 1f1b needs pipeline parallelism (time/schedule_orders.cpp,
       // schedule_supported); each is its own layout (its bubble, memory and overlap differ).
       TRAINSIM_CHOICE("pipeline_schedule", parallel.schedule, PipelineSchedule, pp > 1, true),
+      // The FP8 scaling recipe (Megatron --fp8-recipe): only with dtype fp8, which the
+      // search request checks (schema/search_constraints.cpp); it changes every plan.
+      TRAINSIM_CHOICE("fp8_recipe", fp8_recipe, Fp8Recipe, true, false),
   };
-  static_assert(kMaxChoiceDimensions >= 2);
+  static_assert(kMaxChoiceDimensions >= 3);
   return dimensions;
 }
 

@@ -78,6 +78,14 @@ NcclCollective nccl_call(CollectiveKind kind, double bytes, int64_t ranks, int64
   return c;
 }
 
+// nccl_call() for a group inside one NVLink domain on `link`: NVLS too, where measured.
+NcclCollective nccl_call_inside(CollectiveKind kind, double bytes, int64_t ranks, const LinkSpec& link,
+                                const SystemSpec& system) {
+  NcclCollective c = nccl_call(kind, bytes, ranks, 1, bus_bandwidth(kind, link), system);
+  c.nvls_algorithm_bandwidth_bytes_per_s = link.bandwidth_bytes_per_s * link.nvls_all_reduce_efficiency;
+  return c;
+}
+
 }  // namespace
 
 double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
@@ -86,8 +94,7 @@ double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int
   const RingCost ring = ring_cost(kind, static_cast<double>(ranks));
   const double sent = bytes * ring.data_factor;
   if (tuned(kind) && !measured(kind, link)) {
-    const NcclCollective c = nccl_call(kind, bytes, ranks, 1, bus_bandwidth(kind, link), system);
-    return sent / nccl_fastest(c).time_s;
+    return sent / nccl_fastest(nccl_call_inside(kind, bytes, ranks, link, system)).time_s;
   }
   return sent / link_time_s(kind, sent, ring.steps, link, link.bandwidth_bytes_per_s);
 }
@@ -164,7 +171,7 @@ CollectiveKind collective_kind(Collective collective) {
 }
 
 double collective_time_s(CollectiveKind kind, double bytes, Group group, const ParallelSpec& p,
-                         const SystemSpec& system) {
+                         const SystemSpec& system, bool nvls) {
   const int64_t world = p.tp * p.pp * p.dp * p.cp;
   const GroupGeometry geometry = group_geometry(group, p, world);
   const double n = static_cast<double>(geometry.size);
@@ -186,8 +193,8 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
   double bandwidth = link.bandwidth_bytes_per_s;
   if (tuned(kind) && !measured(kind, link)) {
     if (!inter) {
-      const NcclCollective c =
-          nccl_call(kind, bytes, geometry.size, 1, bus_bandwidth(kind, link), system);
+      NcclCollective c = nccl_call_inside(kind, bytes, geometry.size, link, system);
+      if (!nvls) c.nvls_algorithm_bandwidth_bytes_per_s = 0.0;
       return nccl_fastest(c).time_s;
     }
     // Across nodes the ring's (and tree's) bus bandwidth is the slower of its

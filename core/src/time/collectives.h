@@ -36,8 +36,10 @@ struct GroupGeometry {
 GroupGeometry group_geometry(Group group, const ParallelSpec& parallel, int64_t world);
 
 // Seconds for one collective of `bytes` (full logical tensor) over `group`.
+// nvls: NCCL may use NVLink SHARP where the link has a figure for it
+// (training.nccl_nvls, NCCL_NVLS_ENABLE).
 double collective_time_s(CollectiveKind kind, double bytes, Group group,
-                         const ParallelSpec& parallel, const SystemSpec& system);
+                         const ParallelSpec& parallel, const SystemSpec& system, bool nvls);
 
 // The bus bandwidth one collective of `bytes` (full logical tensor) over `ranks`
 // members of one node on `link` achieves: bytes x busbw factor / time. All-reduce,

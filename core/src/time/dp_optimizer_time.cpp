@@ -36,7 +36,8 @@ Priced bucketed(const Config& config, CollectiveKind kind, double bytes, double 
   if (bytes <= 0.0 || group <= 1.0) return {};
   const double bucket = bucket_bytes(group);
   const double calls = std::ceil(bytes / bucket);
-  const double one = collective_time_s(kind, bucket, comm, config.training.parallel, config.system);
+  const double one = collective_time_s(kind, bucket, comm, config.training.parallel, config.system,
+                                       config.training.nccl_nvls);
   return {calls * one, bytes, calls};
 }
 

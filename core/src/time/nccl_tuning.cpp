@@ -18,6 +18,9 @@ constexpr std::array<std::array<double, 3>, 2> kBaseUs = {{{6.6, 14.0, 8.4}, {6.
 constexpr std::array<std::array<double, 3>, 2> kNvlinkUs = {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}}};
 // hwLatencies NET row: Tree {5.0, 8.5, 14}, Ring {2.7, 4.0, 14.0}.
 constexpr std::array<std::array<double, 3>, 2> kNetUs = {{{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}}};
+// NVLS: baseLatencies 0 and the NVLINK hwLatencies row's NVLS / Simple 25 us,
+// the whole fixed cost of a single-node call (latencies = intraLat).
+constexpr double kNvlsUs = 25.0;
 // The per-step latency a link's latency_us stands for (ring / Simple).
 constexpr double kNvlinkRingSimpleUs = 3.4;
 constexpr double kNetRingSimpleUs = 14.0;
@@ -33,7 +36,7 @@ constexpr std::array<std::array<double, 23>, 3> kTreeCorrection = {{
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
 }};
 
-size_t index_of(NcclAlgorithm a) { return static_cast<size_t>(a); }
+size_t index_of(NcclAlgorithm a) { return static_cast<size_t>(a); }  // ring, tree only
 size_t index_of(NcclProtocol p) { return static_cast<size_t>(p); }
 
 // log2i: floor(log2(x)) for x >= 1 (NCCL's integer log).
@@ -54,12 +57,15 @@ double ll_max_bytes_per_s(int64_t nodes, double compute_capability) {
 }  // namespace
 
 double nccl_base_latency_s(NcclAlgorithm a, NcclProtocol p) {
+  if (a == NcclAlgorithm::kNvls) return 0.0;
   return kBaseUs[index_of(a)][index_of(p)] * kUs;
 }
 double nccl_nvlink_step_latency_s(NcclAlgorithm a, NcclProtocol p) {
+  if (a == NcclAlgorithm::kNvls) return p == NcclProtocol::kSimple ? kNvlsUs * kUs : 0.0;
   return kNvlinkUs[index_of(a)][index_of(p)] * kUs;
 }
 double nccl_net_step_latency_s(NcclAlgorithm a, NcclProtocol p) {
+  if (a == NcclAlgorithm::kNvls) return p == NcclProtocol::kSimple ? 18.0 * kUs : 0.0;
   return kNetUs[index_of(a)][index_of(p)] * kUs;
 }
 
@@ -71,6 +77,20 @@ NcclChoice nccl_time(const NcclCollective& c, NcclAlgorithm a, NcclProtocol p) {
   if (!all_reduce && !gather_scatter) return out;
   if (a == NcclAlgorithm::kTree && !all_reduce) return out;  // tree: all-reduce only
   if (c.ranks <= 1 || c.bytes <= 0.0 || c.bus_bandwidth_bytes_per_s <= 0.0) return out;
+  if (a == NcclAlgorithm::kNvls) {
+    // One NVSwitch domain, all-reduce, Simple only (header comment).
+    if (!all_reduce || c.nodes > 1 || p != NcclProtocol::kSimple ||
+        c.nvls_algorithm_bandwidth_bytes_per_s <= 0.0) {
+      return out;
+    }
+    const double n_ranks = static_cast<double>(c.ranks);
+    out.latency_s = kNvlsUs * kUs;
+    // Reported as nccl-tests' bus bandwidth: algorithm bandwidth x 2 (n - 1) / n.
+    out.bus_bandwidth_bytes_per_s =
+        c.nvls_algorithm_bandwidth_bytes_per_s * 2.0 * (n_ranks - 1.0) / n_ranks;
+    out.time_s = out.latency_s + c.bytes / c.nvls_algorithm_bandwidth_bytes_per_s;
+    return out;
+  }
 
   const double n = static_cast<double>(c.ranks);
   const int64_t nodes = std::max<int64_t>(1, c.nodes);
@@ -123,7 +143,7 @@ NcclChoice nccl_time(const NcclCollective& c, NcclAlgorithm a, NcclProtocol p) {
 NcclChoice nccl_fastest(const NcclCollective& c) {
   NcclChoice best;
   best.time_s = -1.0;
-  for (const NcclAlgorithm a : {NcclAlgorithm::kRing, NcclAlgorithm::kTree}) {
+  for (const NcclAlgorithm a : {NcclAlgorithm::kRing, NcclAlgorithm::kTree, NcclAlgorithm::kNvls}) {
     for (const NcclProtocol p : {NcclProtocol::kLl, NcclProtocol::kLl128, NcclProtocol::kSimple}) {
       const NcclChoice t = nccl_time(c, a, p);
       if (t.time_s >= 0.0 && (best.time_s < 0.0 || t.time_s < best.time_s)) best = t;

@@ -4,7 +4,7 @@
 // prices a call as latency + bytes / algorithm bandwidth; the enqueue picks the
 // fastest enabled pair). Modelled: ring and tree (tree for all-reduce only, as
 // NCCL allows), each with the LL, LL128 and Simple protocols. Not modelled:
-// NVLS / NVLS-tree (NVLink SHARP), CollNet and PAT (PAT needs one GPU per node),
+// NVLS-tree (NVLink SHARP inside nodes, tree across them), CollNet and PAT (PAT needs one GPU per node),
 // the per-channel bandwidth caps (perChMax*Bws x channels, above every preset's
 // link bandwidth) and the tree pattern penalty.
 //
@@ -17,6 +17,17 @@
 // are taken as NVLink (NCCL's NVLINK row, LL128 enabled): a PCIe box should carry
 // measured collective figures, as the A100-PCIe preset does, which take precedence
 // (time/collectives.cpp).
+//
+// NVLS (NVLink SHARP: the NVSwitch reduces and multicasts) for an all-reduce
+// inside one NVSwitch domain, where the link carries a measured
+// nvls_all_reduce_efficiency: NCCL offers it with the Simple protocol only, for
+// one node unless CollNet is on (tuning.cc ncclTopoTuneModel: base latency 0,
+// NVLINK hardware latency 25 us per call, no per-step term). Its bandwidth is not
+// derived from the ring's: the NVSwitch's reduction throughput, not the GPUs'
+// links, bounds it, so it is priced at the measured algorithm bandwidth
+// (nccl-tests' algbw at the domain's size). NCCL's model also lists NVLS for
+// all-gather / reduce-scatter, but ranks it below the ring there (no n / (n - 1)
+// conversion, times (ppn - 1) / ppn), so they keep the ring and tree.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +36,7 @@
 
 namespace trainsim {
 
-enum class NcclAlgorithm : uint8_t { kRing, kTree };
+enum class NcclAlgorithm : uint8_t { kRing, kTree, kNvls };
 enum class NcclProtocol : uint8_t { kLl, kLl128, kSimple };
 
 struct NcclCollective {
@@ -38,6 +49,8 @@ struct NcclCollective {
   double inter_step_latency_s = 14e-6;   ///< ring / Simple step across nodes (NCCL's network)
   double compute_capability = 9.0;     ///< sets the single-node LL bandwidth cap
   int64_t channels = 16;               ///< NCCL channels (the multi-node ring plateau test)
+  /// NVLS all-reduce algorithm bandwidth inside one NVSwitch domain (0: no NVLS).
+  double nvls_algorithm_bandwidth_bytes_per_s = 0.0;
 };
 
 struct NcclChoice {

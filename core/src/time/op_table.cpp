@@ -154,6 +154,11 @@ Calibration calibration_of(const Config& config, const ModelPlan& plan,
   if (std::min(world, per_node) > 1) {
     links.push_back(config.system.intra_node_tiers.empty() ? "/intra_node/efficiency"
                                                            : "/intra_node_tiers");
+    // NCCL may run the node's all-reduces on NVLink SHARP (time/nccl_tuning.h).
+    if (config.system.intra_node_tiers.empty() && config.training.nccl_nvls &&
+        config.system.intra_node.nvls_all_reduce_efficiency > 0.0) {
+      links.emplace_back("/intra_node/nvls_all_reduce_efficiency");
+    }
   }
   if (world > per_node) links.emplace_back("/inter_node/efficiency");
   // Optimizer CPU offload prices the host link and the host's memory bandwidth.

@@ -149,7 +149,7 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
         call.routed ? call.bytes * routed_inter_node_scale(config, ep_nodes(config)) : call.bytes;
     const double seconds = collective_time_s(collective_kind(call.collective), bytes,
                                              comm_group(call.group), config.training.parallel,
-                                             system);
+                                             system, config.training.nccl_nvls);
     const auto pass = static_cast<size_t>(call.pass);
     add_comm(call.overlaps_compute ? hidden[pass] : t.comm[pass], call.group, seconds);
     if (!t.captured) t.launches[pass] += 1.0;  // one NCCL kernel per collective
