@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "estimate_options.h"
+#include "memory/explain_memory.h"
 #include "memory/reference_formulas.h"
 #include "memory/op_table.h"
 #include "memory/stage_memory.h"
@@ -91,7 +92,8 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
     in_flight = schedule_in_flight(config, chunk_stored_bytes(plan), chunk_pass_over_bytes(plan));
   }
-  result.memory.stages = estimate_stage_memory(config, plan, options.describe, &in_flight);
+  result.memory.stages = estimate_stage_memory(config, plan, options.describe, &in_flight,
+                                               options.describe ? &result.explanations : nullptr);
   if (options.reference_formulas) {
     result.memory.korthikanti2022_activations_bytes =
         korthikanti_activation_bytes(config.model, config.training);
@@ -106,6 +108,9 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     if (options.describe) note_unreplayed_stages(config, result);
   } else {
     lower_bound_reserved(config, result.memory.stages);
+  }
+  if (options.describe) {
+    for (const StageMemory& s : result.memory.stages) explain_stage_device(s, result.explanations);
   }
   for (const StageMemory& s : result.memory.stages) {
     if (s.peak_bytes > result.memory.peak_bytes) {
@@ -130,6 +135,7 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   TimeOptions time_options;
   time_options.timeline = options.timeline;
   time_options.pipeline_lower_bound = options.time_lower_bound;
+  time_options.explain = options.describe && !options.time_lower_bound;
   estimate_time(config, plan, result.memory.stages, result, time_options);
   return result;
 }

@@ -229,6 +229,25 @@ struct Timeline {
   std::vector<std::vector<TimelineSpan>> stages;
 };
 
+// One number of the result spelt out: `value` is `formula` evaluated over the
+// terms' values (operators + - * / ( ), min(a, b), max(a, b)); `part` is the JSON
+// pointer of the number in the result. Written by the estimators that compute
+// the number (only with describe), so the page never re-derives a formula.
+struct ExplanationTerm {
+  std::string symbol;   ///< as written in the formula, e.g. "W_dense"
+  double value = 0.0;
+  std::string unit;     ///< bytes, s, count, fraction, bytes/param
+  std::string meaning;  ///< what the term is, in words
+};
+
+struct Explanation {
+  std::string part;     ///< e.g. "/memory/stages/0/parameters_bytes", "/time/breakdown/bubble_s"
+  double value = 0.0;
+  std::string formula;  ///< e.g. "W_dense / g_dense + W_expert / g_expert"
+  std::vector<ExplanationTerm> terms;
+  std::string source;   ///< paper, Megatron-LM / TransformerEngine / PyTorch file, preset figure
+};
+
 struct Estimate {
   ModelSummary model;
   MemoryEstimate memory;
@@ -239,6 +258,7 @@ struct Estimate {
   bool fits = true;
   std::vector<std::string> reasons;  ///< why the plan is infeasible (empty when it fits)
   std::vector<std::string> notes;    ///< assumptions worth knowing about this result
+  std::vector<Explanation> explanations;  ///< memory parts of every stage, the time breakdown
 };
 
 }  // namespace trainsim

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "memory/explain_memory.h"
 #include "memory/peak_names.h"
 #include "memory/stage_statics.h"
 #include "trainsim/issue.h"
@@ -71,6 +72,7 @@ std::vector<int32_t> interleaved_chunks(int64_t vpp, int64_t micro_batches, int6
 struct ActivationPeak {
   PeakPoint point;       ///< absolute live bytes at the peak
   int64_t in_flight = 0;  ///< micro-batch chunks alive at the peak
+  double others_bytes = 0.0;  ///< of point.bytes: the other live chunks' activations
 };
 
 ActivationPeak one_f_one_b_peak(const ChunkWalk& walk, int64_t in_flight) {
@@ -79,6 +81,7 @@ ActivationPeak one_f_one_b_peak(const ChunkWalk& walk, int64_t in_flight) {
   peak.point = walk.forward.bytes >= walk.backward.bytes ? walk.forward : walk.backward;
   peak.point.bytes += earlier;
   peak.in_flight = in_flight;
+  peak.others_bytes = earlier;
   return peak;
 }
 
@@ -98,6 +101,7 @@ ActivationPeak interleaved_peak(const std::vector<ChunkWalk>& walks, int64_t pp,
       peak.point = point;
       peak.point.bytes += base;
       peak.in_flight = alive + (forward ? 1 : 0);
+      peak.others_bytes = base;
     }
     live += forward ? walk.stored_bytes : -walk.stored_bytes;
     alive += forward ? 1 : -1;
@@ -135,7 +139,8 @@ ActivationPeak scheduled_peak(const std::vector<ChunkWalk>& walks, const RankInF
     }
     const ChunkWalk& walk = walks[static_cast<size_t>(rank.running_chunk)];
     peak.point = rank.running_backward ? walk.backward : walk.forward;
-    peak.point.bytes += live - walk.stored_bytes;
+    peak.others_bytes = live - walk.stored_bytes;
+    peak.point.bytes += peak.others_bytes;
     return peak;
   }
   double live = 0.0;
@@ -160,7 +165,8 @@ ActivationPeak scheduled_peak(const std::vector<ChunkWalk>& walks, const RankInF
   }
   const ChunkWalk& walk = walks[static_cast<size_t>(running)];
   peak.point = walk.forward.bytes >= walk.backward.bytes ? walk.forward : walk.backward;
-  peak.point.bytes += live - walk.stored_bytes;
+  peak.others_bytes = live - walk.stored_bytes;
+  peak.point.bytes += peak.others_bytes;
   return peak;
 }
 
@@ -187,7 +193,8 @@ std::vector<std::vector<double>> chunk_stored_bytes(const ModelPlan& plan) {
 
 std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan,
                                                bool describe_peaks,
-                                               const ScheduleInFlight* in_flight) {
+                                               const ScheduleInFlight* in_flight,
+                                               std::vector<Explanation>* explain) {
   const ParallelSpec& p = config.training.parallel;
   const int64_t micro_batches = config.training.num_micro_batches;
   // Interleaved schedule table, groups of pp micro-batches (Megatron's default).
@@ -232,6 +239,14 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
     }
     s.peak_bytes = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes + s.buffers_bytes +
                    s.activations_bytes + s.transient_bytes;
+    if (explain != nullptr) {
+      ActivationPeakFigures figures;
+      figures.others_bytes = peak.others_bytes;
+      figures.running_bytes = peak.point.bytes - peak.others_bytes;
+      figures.one_f_one_b = p.schedule == PipelineSchedule::kOneFOneB && p.vpp == 1;
+      figures.stored_per_chunk_bytes = walks[0].stored_bytes;
+      explain_stage_allocated(config, statics, figures, s, *explain);
+    }
     stages.push_back(std::move(s));
   }
   return stages;

@@ -25,9 +25,11 @@ namespace trainsim {
 //
 // describe_peaks: name each stage's peak op (StageMemory::peak_op); the search skips it.
 // in_flight: required for every schedule other than 1f1b.
+// explain: when given, each stage's allocated parts are explained into it.
 std::vector<StageMemory> estimate_stage_memory(const Config& config, const ModelPlan& plan,
                                                bool describe_peaks = true,
-                                               const ScheduleInFlight* in_flight = nullptr);
+                                               const ScheduleInFlight* in_flight = nullptr,
+                                               std::vector<Explanation>* explain = nullptr);
 
 // Bytes one micro-batch stores through each chunk, [rank][chunk] (the weights
 // activation_peaks() picks each rank's peak with).

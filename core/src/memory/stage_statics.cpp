@@ -162,6 +162,8 @@ StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t s
   const StaticMemory fixed = static_memory(t, params, weight_bytes_dense, weight_bytes_expert);
   s.dense_parameters = params.dense;
   s.expert_parameters = params.expert;
+  s.dense_weight_bytes = weight_bytes_dense;
+  s.expert_weight_bytes = weight_bytes_expert;
   s.parameters_bytes = fixed.parameters_bytes;
   s.gradients_bytes = fixed.gradients_bytes;
   s.optimizer_bytes = fixed.optimizer_bytes;

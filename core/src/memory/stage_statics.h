@@ -58,6 +58,8 @@ struct StageStatics {
   double workspace_bytes = 0.0;   ///< cuBLAS workspaces, the output layer's gather buffer, FSDP gathered units
   double dense_parameters = 0.0;  ///< elements held by one GPU
   double expert_parameters = 0.0;
+  double dense_weight_bytes = 0.0;   ///< unsharded bytes of the dense weights (their GEMM dtype)
+  double expert_weight_bytes = 0.0;  ///< unsharded bytes of the routed experts' weights
 };
 
 // pieces: false lists only the totals' tensors in bulk (one per kind), for

@@ -1,18 +1,22 @@
 #include "memory/static_memory.h"
 
 namespace trainsim {
-namespace {
 
 double grad_bytes_per_param(const TrainingSpec& t) { return t.grad_reduce_in_bf16 ? 2.0 : 4.0; }
 
-// fp32 master weights + Adam exp_avg + exp_avg_sq.
-constexpr double kOptimizerBytesPerParam = 12.0;
+ZeroDivisors zero_divisors(const TrainingSpec& t, double group) {
+  return {t.zero_stage >= 3 ? group : 1.0, t.zero_stage >= 2 ? group : 1.0,
+          t.zero_stage >= 1 ? group : 1.0};
+}
+
+namespace {
 
 StaticMemory sharded(const TrainingSpec& t, double params, double weight_bytes, double group) {
+  const ZeroDivisors z = zero_divisors(t, group);
   StaticMemory m;
-  m.parameters_bytes = weight_bytes / (t.zero_stage >= 3 ? group : 1.0);
-  m.gradients_bytes = params * grad_bytes_per_param(t) / (t.zero_stage >= 2 ? group : 1.0);
-  m.optimizer_bytes = params * kOptimizerBytesPerParam / (t.zero_stage >= 1 ? group : 1.0);
+  m.parameters_bytes = weight_bytes / z.parameters;
+  m.gradients_bytes = params * grad_bytes_per_param(t) / z.gradients;
+  m.optimizer_bytes = params * kOptimizerBytesPerParam / z.optimizer;
   return m;
 }
 

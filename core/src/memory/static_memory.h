@@ -16,6 +16,22 @@ struct StaticMemory {
   double optimizer_bytes = 0.0;
 };
 
+// What ZeRO divides each part by: the sharding group when the stage shards that
+// part (optimizer states from ZeRO 1, gradients from 2, weights from 3), else 1
+// (Rajbhandari et al. 2020, ZeRO, section 5).
+struct ZeroDivisors {
+  double parameters = 1.0;
+  double gradients = 1.0;
+  double optimizer = 1.0;
+};
+ZeroDivisors zero_divisors(const TrainingSpec& training, double group);
+
+// Main-grad element size: fp32, or bf16 with grad_reduce_in_bf16.
+double grad_bytes_per_param(const TrainingSpec& training);
+
+// fp32 master weights + Adam exp_avg + exp_avg_sq.
+constexpr double kOptimizerBytesPerParam = 12.0;
+
 // weight bytes are passed separately because fp8 GEMM weights take 1 byte.
 StaticMemory static_memory(const TrainingSpec& training, const RankParams& params,
                            double dense_weight_bytes, double expert_weight_bytes);

@@ -149,6 +149,22 @@ nlohmann::json throughput_to_json(const Throughput& t) {
   return out;
 }
 
+nlohmann::json explanations_to_json(const std::vector<Explanation>& explanations) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Explanation& x : explanations) {
+    nlohmann::json terms = nlohmann::json::array();
+    for (const ExplanationTerm& t : x.terms) {
+      terms.push_back({{"symbol", t.symbol}, {"value", t.value}, {"unit", t.unit}, {"meaning", t.meaning}});
+    }
+    out.push_back({{"part", x.part},
+                   {"value", x.value},
+                   {"formula", x.formula},
+                   {"terms", terms},
+                   {"source", x.source}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json estimate_to_json(const Estimate& e) {
@@ -174,7 +190,8 @@ nlohmann::json estimate_to_json(const Estimate& e) {
           {"calibration", calibration_to_json(e.calibration)},
           {"fits", e.fits},
           {"reasons", e.reasons},
-          {"notes", e.notes}};
+          {"notes", e.notes},
+          {"explanations", explanations_to_json(e.explanations)}};
   add_memory_json(e.memory, out["memory"]);  // verdict, suggestions, ops, timeline
   return out;
 }

@@ -69,4 +69,12 @@ DpTime dp_comm_time(const Config& config, const DpStage& stage);
 // buffer, grad norm, scaling, clip, Adam, copy to bf16 params).
 double optimizer_time_s(const Config& config, double dense_params, double expert_params);
 
+// The passes optimizer_time_s sums, in order.
+struct OptimizerPass {
+  const char* name;
+  double bytes = 0.0;    ///< HBM bytes read and written
+  double seconds = 0.0;  ///< memory_kernel_time_s of those bytes
+};
+std::vector<OptimizerPass> optimizer_passes(const Config& config, double dense_params, double expert_params);
+
 }  // namespace trainsim

@@ -7,6 +7,7 @@
 #include "time/chunk_time.h"
 #include "time/collectives.h"
 #include "time/dp_optimizer_time.h"
+#include "time/explain_time.h"
 #include "time/op_table.h"
 #include "time/pipeline_run.h"
 
@@ -238,6 +239,35 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   }
   split_stage_imbalance(time, dp_in_pipeline_s);
   time.breakdown = time.stages[static_cast<size_t>(time.critical_stage)].breakdown;
+  if (options.explain) {
+    const auto s = static_cast<size_t>(time.critical_stage);
+    const ChunkTime& c = stage_totals[s];
+    const CommTimes comm = c.comm();
+    StageTimeFigures f;
+    f.stage = time.critical_stage;
+    f.bottleneck_stage = time.bottleneck_stage;
+    f.micro_batches_per_chunk = mbc;
+    f.forward_s = c.forward_s;
+    f.backward_s = c.backward_s;
+    f.recompute_s = c.recompute_s;
+    f.forward_host_s = c.forward_host_s;
+    f.backward_host_s = p.schedule == PipelineSchedule::kOneFOneB ? c.backward_host_s
+                                                                  : c.input_grad_host_s + c.weight_host_s;
+    f.tp_s = comm.tp_s;
+    f.cp_s = comm.cp_s;
+    f.ep_s = comm.ep_s;
+    f.hidden_ep_s = pipeline.hidden_ep_s[s];
+    f.makespan_s = pipeline.makespan_s;
+    f.busy_s = busy_s(time.stages[s].breakdown) + dp_in_pipeline_s[s];
+    f.bottleneck_busy_s = busy_s(time.stages[static_cast<size_t>(time.bottleneck_stage)].breakdown) +
+                          dp_in_pipeline_s[static_cast<size_t>(time.bottleneck_stage)];
+    f.p2p_s = pipeline.p2p_s[s];
+    f.dp_in_pipeline_s = dp_in_pipeline_s[s];
+    f.dp_step_exposed_s = dp[s].step_exposed_s;
+    f.straggler_ratio = ratio;
+    f.optimizer = optimizer_passes(config, memory[s].dense_parameters, memory[s].expert_parameters);
+    explain_time_breakdown(config, f, time.breakdown, out.explanations);
+  }
   time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
   bool host_waited = false;
   for (const StageTime& st : time.stages) host_waited = host_waited || st.breakdown.host_overhead_s > 0.0;

@@ -22,6 +22,8 @@ struct TimeOptions {
   /// iteration_s becomes a lower bound of the step time (the breakdown is then
   /// not meaningful). Used by the strategy search.
   bool pipeline_lower_bound = false;
+  /// Explain the critical stage's breakdown into out.explanations (time/explain_time.h).
+  bool explain = false;
 };
 
 // Fills out.time, out.throughput and out.timeline. memory gives each stage's
