@@ -166,7 +166,7 @@ TEST_P(ExplanationsTest, EveryPartHasOneWhoseNumbersGiveItsValue) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, ExplanationsTest, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.name); });
 
 // A wrong term must be caught: the evaluator is not a formality.
 TEST(ExplanationsFormula, EvaluatesTheGrammarAndFailsOnUnknownTerms) {
