@@ -3,10 +3,12 @@
 //   form/import -> setSpec -> store.spec -> URL hash (push/replace)
 //                                        -> engine.estimate -> store.result/errors -> views
 //   tabs, pins  -> setView / setPins     -> URL hash (view=, c1=…c4=)
+//   Run search  -> runSearch -> store.searchQuery -> URL hash (q=, with view=search)
 //   hashchange (back/forward, pasted link) -> decode -> store.spec, view, pins
 // The Search, What-if and Compare runs are in engine/runs.js.
 import { store } from './state/store.js';
 import { MAX_PINS, decode, encode } from './state/url.js';
+import { encodeSearch } from './state/search_url.js';
 import { cloneSpec, fromConfig, toConfig } from './state/config.js';
 import { effectiveSection } from './state/config.js';
 import { figureLabel, installSchema } from './state/fields.js';
@@ -37,7 +39,7 @@ let engine = null;
 let editing = false;  // an edit in progress owns the current history entry
 
 function pageHash(state = store.get()) {
-  return encode(state.spec, state.catalog, { view: state.view, pins: state.pins });
+  return encode(state.spec, state.catalog, { view: state.view, pins: state.pins, search: state.searchQuery });
 }
 
 // Writes the state to the URL: a new history entry for a committed change,
@@ -73,18 +75,37 @@ function linkBanner(ignored) {
   return ignored.length ? { title: 'Parts of this link could not be read and were ignored:', items: ignored } : null;
 }
 
+// A search the link asked for (q=), run once the Search tab is mounted.
+let linkedSearch = false;
+
 function readHash() {
   const current = store.get();
   const catalog = current.catalog;
-  const { state, ignored, view, pins } = decode(location.hash, catalog);
-  if (!current.spec || encode(state, catalog) !== encode(current.spec, catalog)) store.set({ spec: state, localErrors: {} });
+  const { state, ignored, view, pins, search } = decode(location.hash, catalog);
+  const specChanged = !current.spec || encode(state, catalog) !== encode(current.spec, catalog);
+  if (specChanged) store.set({ spec: state, localErrors: {} });
   const pinText = (list) => list.map((pin) => `${pin.name ?? ''}\t${encode(pin, catalog)}`).join('\n');
   if (pinText(pins) !== pinText(current.pins)) store.set({ pins });
   if (view !== current.view) store.set({ view });
+  // A link's search runs when it is not the one last run on this spec.
+  if (search && (specChanged || !current.searchQuery || encodeSearch(search) !== encodeSearch(current.searchQuery))) {
+    store.set({ searchInputs: search, searchQuery: search, searchSystem: null });
+    linkedSearch = true;
+  } else if (!search && current.searchQuery) {
+    store.set({ searchQuery: null });  // the link is the state: no q, no search in it
+  }
   store.set({ banner: linkBanner(ignored) });
   const canonical = pageHash();
   if (canonical !== location.hash) history.replaceState(null, '', canonical);
   editing = false;
+  runLinkedSearch();
+}
+
+function runLinkedSearch() {
+  const form = document.getElementById('search-form');
+  if (!linkedSearch || !form?.isConnected || !form.requestSubmit) return;
+  linkedSearch = false;
+  form.requestSubmit();
 }
 
 // A config document (a search row, an import) into the calculator; returns
@@ -215,7 +236,12 @@ export async function start(startedEngine) {
       setSpec(spec, { commit: true });
       setView('calc');
     },
-    runSearch: (document) => runs.runSearch(document),
+    // The inputs of a search that runs go into the link (q=).
+    runSearch: (document, inputs) => {
+      store.set({ searchQuery: inputs });
+      syncUrl(true);
+      return runs.runSearch(document);
+    },
     cancelSearch: () => runs.cancelSearch(),
     searchScaled, scaleSystem,
     engine: (op, arg) => engine.run(op, arg),
@@ -261,5 +287,6 @@ export async function start(startedEngine) {
   compare.mount(document.getElementById('view-compare'), store, actions);
   tabs.mount(document.getElementById('tabs'), store, actions);
   runs = startRuns(engine, store);
+  runLinkedSearch();
   window.addEventListener('hashchange', readHash);
 }

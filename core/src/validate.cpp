@@ -237,6 +237,21 @@ void validate_precision(const Config& config, Checker& c) {
   c.require(t.attention_dropout < 1.0, "/training/attention_dropout", "must be below 1");
 }
 
+// Optimizer CPU offload (Megatron-LM HybridDeviceOptimizer,
+// megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py): the host figures must be
+// stated, and arguments.py refuses --fp8-param-gather with a recipe other than delayed.
+void validate_offload(const Config& config, Checker& c) {
+  const TrainingSpec& t = config.training;
+  if (t.optimizer_offload_fraction <= 0.0) return;
+  c.require(config.system.host.stated(), "/training/optimizer_offload_fraction", [&] {
+    return "needs the system's host figures (system.host: memory_gib_per_gpu, "
+           "memory_bandwidth_gb_per_s_per_gpu, link_gb_per_s); system \"" + config.system.name +
+           "\" states none";
+  });
+  c.require(!t.fp8_param_gather || t.fp8_recipe == Fp8Recipe::kDelayed, "/training/fp8_param_gather",
+            "with optimizer_offload_fraction > 0 Megatron-LM needs fp8_recipe \"delayed\"");
+}
+
 // The low-precision GEMM format must have a figure in the system.
 void validate_gemm_figures(const Config& config, Checker& c) {
   const GemmFormat format = gemm_format(config.training);
@@ -361,6 +376,7 @@ Issues validate(const Config& config) {
   validate_precision(config, checker);
   if (issues.empty()) validate_gemm_figures(config, checker);
   validate_cuda_graph(config, checker);
+  validate_offload(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;
 }

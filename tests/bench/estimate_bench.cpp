@@ -56,4 +56,27 @@ void BM_Estimate80LayersParsedOnce(benchmark::State& state) {
 }
 BENCHMARK(BM_Estimate80LayersParsedOnce);
 
+// B200 carries measured per-shape GEMM tables (SimuMax's b200 configs): every
+// GEMM pass not in the table is calibrated on them (time/gemm_calibration.h),
+// whose string keys an estimate parses once (GemmCalibrationTables), not at
+// every lookup.
+const char* kB200MeasuredTablesConfig = R"({
+  "model": {"preset": "llama3-8b", "num_layers": 80, "hidden_size": 8192, "num_attention_heads": 64,
+            "ffn_hidden_size": 28672},
+  "training": {"seq_len": 8192, "micro_batch_size": 1, "global_batch_size": 1024, "tp": 4, "pp": 4,
+               "sequence_parallel": true},
+  "system": {"preset": "b200-sxm-180gb", "num_gpus": 1024}
+})";
+
+void BM_EstimateB200MeasuredGemmTables(benchmark::State& state) {
+  trainsim::Config config;
+  trainsim::Issues issues;
+  if (!trainsim::parse_config(kB200MeasuredTablesConfig, config, issues)) {
+    state.SkipWithError("config did not parse");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(trainsim::estimate(config));
+}
+BENCHMARK(BM_EstimateB200MeasuredGemmTables)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -9,7 +9,8 @@ import { decode, encode } from '../../web/state/url.js';
 import { defaultSpec, fromConfig, toConfig } from '../../web/state/config.js';
 import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/lib/format.js';
 import { newestWins } from '../../web/engine/client.js';
-import { pagedSearch, splitPages } from '../../web/engine/search_pages.js';
+import { betterPlan, pagedSearch, splitPages } from '../../web/engine/search_pages.js';
+import { decodeSearch, encodeSearch } from '../../web/state/search_url.js';
 import { loadCatalog } from '../../web/engine/catalog.js';
 import { FIELDS, fieldByKey, fieldByUrl, figureLabel, installSchema } from '../../web/state/fields.js';
 import { LAYOUT } from '../../web/state/layout.js';
@@ -160,6 +161,62 @@ export async function moduleTests(args) {
     });
   });
 
+  describe('state/search_url.js: the Search tab\'s inputs in the link (q=)', () => {
+    const spec = () => decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=16&seq=4096&mbs=1&gbs=64', catalog).state;
+    it('writes the inputs that differ from the defaults, with view=search only, and reads them back', () => {
+      const inputs = {
+        ...defaultSearchInputs(), gpus: '512-4096/512', gbs: '4096', tp: '1,2,4,8', micro_batch_size: '1,2', recompute: ['selective', 'full'],
+        zero: [1, 3], sp: 'both', uneven: true, headroom: '7.5', top_k: '20', objective: 'tokens_per_s_per_gpu',
+      };
+      const hash = encode(spec(), catalog, { view: 'search', search: inputs });
+      assert.ok(hash.endsWith('&view=search&q=n:512-4096/512;gbs:4096;tp:1,2,4,8;mbs:1,2;rc:selective,full;z:1,3;sp:both;u:1;h:7.5;k:20;o:tokens_per_s_per_gpu'), hash);
+      const back = decode(hash, catalog);
+      assert.deepEqual(back.ignored, []);
+      assert.equal(back.view, 'search');
+      assert.deepEqual(back.search, inputs);
+      assert.equal(encode(back.state, catalog, { view: back.view, search: back.search }), hash);
+      // Every default: q is empty, and still a search to run; no q on other tabs.
+      assert.ok(encode(spec(), catalog, { view: 'search', search: defaultSearchInputs() }).endsWith('&view=search&q='));
+      assert.deepEqual(decode(`${encode(spec(), catalog)}&q=`, catalog).search, defaultSearchInputs());
+      assert.equal(decode(`${encode(spec(), catalog)}&q=`, catalog).view, 'search', 'q opens the Search tab');
+      assert.doesNotMatch(encode(spec(), catalog, { view: 'calc', search: inputs }), /&q=/);
+      assert.equal(decode(encode(spec(), catalog), catalog).search, null, 'links without q read as before');
+      // A value with ';', ':' or '%' survives (it is escaped twice, as in a pinned config).
+      const odd = decode(encode(spec(), catalog, { view: 'search', search: { ...defaultSearchInputs(), gpus: '8;k:9%' } }), catalog);
+      assert.deepEqual([odd.search.top_k, odd.ignored], ['10', ['q: n=8;k:9% (expected a count, a list (512,1024) or a range (64-512/64))']]);
+    });
+
+    it('names each input it cannot read and keeps the rest', () => {
+      const { search, ignored, view } = decode(`${encode(spec(), catalog)}&q=n:abc;k:1000;zz:1;tp:%253Cscript%253E;u:yes;rc:;h:99;mbs:2;mbs:4;o:x;junk;n:8;sp:%25ZZ`, catalog);
+      assert.equal(view, 'search');
+      assert.deepEqual(ignored, [
+        'q: n=abc (expected a count, a list (512,1024) or a range (64-512/64))', 'q: k=1000 (expected from 1 to 100)',
+        'q: zz=1 (unknown search input)', 'q: tp=<script> (expected a value or a list such as 1,2,4)', 'q: u=yes (expected 1 or 0)',
+        'q: rc= (expected some of none, selective, full1, full)', 'q: h=99 (expected a percentage from 0 to 98)', 'q: mbs=4 (repeated)',
+        'q: o=x (expected step_time, tokens_per_s_per_gpu)', 'q: junk (no value)', 'q: n=8 (repeated)', 'q: sp=%ZZ (malformed escape)',
+      ]);
+      assert.deepEqual(search, { ...defaultSearchInputs(), micro_batch_size: '2' });
+    });
+
+    it('never throws on random link values, and what it reads always makes a search document', () => {
+      let state = 20261205;
+      const next = () => { state = (state * 1664525 + 1013904223) >>> 0; return state / 2 ** 32; };
+      const keys = ['n', 'gbs', 'seq', 'tp', 'pp', 'vpp', 'cp', 'ep', 'etp', 'mbs', 'mtp', 'rc', 'z', 'sp', 'u', 'h', 'k', 'o', 'x', ''];
+      const values = ['1', '0', '-1', '8', '1,2', '64-512/64', '512-64', '1e3', '99999999999999999999', 'any', 'none,full', '3,4', 'both', '1.5',
+        '', '%', '%25', '%3B', '<b>', 'é', ' 8 ', ',', '1,,2', 'true', 'step_time'];
+      const pick = (list) => list[Math.floor(next() * list.length)];
+      const base = spec();
+      for (let i = 0; i < 2000; i += 1) {
+        const items = Array.from({ length: Math.floor(next() * 8) }, () => (next() < 0.9 ? `${pick(keys)}:${pick(values)}` : pick(values)));
+        const ignored = [];
+        const inputs = decodeSearch(items.join(next() < 0.9 ? ';' : ':'), ignored);
+        const { problems } = searchDocument(base, inputs);
+        assert.deepEqual(problems, {}, `q=${items.join(';')}`);
+        assert.deepEqual(decode(encode(base, catalog, { view: 'search', search: inputs }), catalog).search, inputs, 'round trip');
+      }
+    });
+  });
+
   describe('state/search_spec.js', () => {
     it('reads degree lists and GPU counts', () => {
       assert.equal(parseChoices(''), undefined);
@@ -226,7 +283,9 @@ export async function moduleTests(args) {
       const { offset, limit } = JSON.parse(input).page;
       log.push([worker, offset, limit]);
       const end = Math.min(total, offset + limit);
-      return JSON.stringify({ ok: true, result: { page: { end, candidates: total, span: [offset, end] } } });
+      // Each page's best plan: the second page after the first holds the fastest.
+      const top = [{ metrics: { iteration_s: offset === splitPages(16, total, 3)[1]?.offset ? 1 : 2 + offset, tokens_per_s_per_gpu: offset } }];
+      return JSON.stringify({ ok: true, result: { page: { end, candidates: total, span: [offset, end] }, top } });
     });
 
     it('splits the candidates into pages for the workers', () => {
@@ -241,12 +300,32 @@ export async function moduleTests(args) {
       const log = [];
       const progress = [];
       const search = pagedSearch(() => fakeCalls(166, log));
-      const merged = await search.start({ model: 'x' }, ({ done, total }) => progress.push(`${done}/${total}`));
+      const best = [];
+      const merged = await search.start({ model: 'x' }, ({ done, total, best: plan }) => {
+        progress.push(`${done}/${total}`);
+        best.push(plan?.metrics.iteration_s ?? null);
+      });
       assert.deepEqual(merged.result.pages, [[0, 16], ...splitPages(16, 166, 3).map((p) => [p.offset, p.offset + p.limit])]);
       assert.equal(merged.result.pages.length, 7);
-      assert.equal(progress[0], '16/166');
+      assert.equal(progress[0], '0/0', 'progress from the start, before the first page has counted the classes');
+      assert.equal(progress[1], '16/166');
       assert.equal(progress[progress.length - 1], '166/166');
+      assert.deepEqual([best[0], best[1], best[best.length - 1]], [null, 2, 1], 'the best plan so far');
+      assert.ok(best.slice(1).every((b, i) => i === 0 || b <= best[i]), `the best so far never gets worse: ${best}`);
       assert.ok(new Set(log.map(([worker]) => worker)).size >= 2, 'more than one worker took pages');
+    });
+
+    it('picks the better plan for the objective', () => {
+      const fast = { metrics: { iteration_s: 1, tokens_per_s_per_gpu: 10, gpu_hours: 9, time_to_train_s: 5 } };
+      const lean = { metrics: { iteration_s: 2, tokens_per_s_per_gpu: 20, gpu_hours: 3, time_to_train_s: 6 } };
+      assert.equal(betterPlan(lean, fast, 'step_time'), fast);
+      assert.equal(betterPlan(fast, lean, undefined), fast);
+      assert.equal(betterPlan(fast, lean, 'tokens_per_s_per_gpu'), lean);
+      assert.equal(betterPlan(fast, lean, 'gpu_hours'), lean);
+      assert.equal(betterPlan(lean, fast, 'time_to_train'), fast);
+      assert.equal(betterPlan(null, lean, 'step_time'), lean);
+      assert.equal(betterPlan(fast, null, 'step_time'), fast);
+      assert.equal(betterPlan(fast, { ...fast }, 'step_time'), fast, 'a tie keeps the earlier plan');
     });
 
     it('cancels, and lets the newest search win', async () => {

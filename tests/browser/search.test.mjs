@@ -136,6 +136,111 @@ export function searchTests({ url, cli: binary, artifacts }) {
       await context.close();
     });
 
+    it('a search link opens the Search tab with its inputs and runs that search; a bad q= is named, never a crash', async () => {
+      const base = `${url}#v=1&m=llama3-8b&s=h100-sxm-80gb&n=64&seq=4096&mbs=1&gbs=256`;
+      const q = 'n:32-64/32;mbs:1,2;rc:selective,full;k:5';
+      const done = (page) => page.waitForFunction(() => ['done', 'invalid', 'failed'].includes(document.getElementById('search-status').dataset.status),
+        null, { timeout: 120000 });
+      const { page, context, problems } = await openPage(browser, `${base}&q=${q}`);
+      await done(page);
+      assert.equal(await page.getAttribute('#search-status', 'data-status'), 'done');
+      assert.match(await page.evaluate(() => location.hash), new RegExp(`&view=search&q=${q.replace(/[/]/g, '\\/')}$`), 'the link stays as it was');
+      assert.equal(await page.inputValue('#search-gpus'), '32-64/32');
+      assert.equal(await page.inputValue('#search-micro_batch_size'), '1,2');
+      assert.equal(await page.inputValue('#search-top_k'), '5');
+      assert.deepEqual(await page.$$eval('[data-input="recompute"] input:checked', (boxes) => boxes.map((b) => b.value)), ['selective', 'full']);
+      const first = await page.evaluate(async () => {
+        const { store } = await import('./state/store.js');
+        const { document, envelope } = store.get().search;
+        return { gpus: document.num_gpus, top: envelope.result.top.map((r) => r.index) };
+      });
+      assert.deepEqual(first.gpus, { min: 32, max: 64, step: 32 });
+      assert.ok(first.top.length > 0 && first.top.length <= 5, `${first.top.length} plans`);
+      // A GPU range shows the GPUs column, whatever counts the ranked plans have.
+      assert.equal(await page.textContent('#search-table thead th:nth-child(2)'), 'GPUs');
+      assert.equal(await page.locator('#search-table tbody tr').count(), first.top.length);
+
+      // A search run from the form goes into the link, and that link runs it again.
+      await page.fill('#search-gpus', '16-64/16');
+      await page.fill('#search-top_k', '3');
+      assert.equal((await runSearch(page)).status, 'done');
+      const hash = await page.evaluate(() => location.hash);
+      assert.match(hash, /&view=search&q=n:16-64\/16;mbs:1,2;rc:selective,full;k:3$/);
+      const top = await page.evaluate(async () => (await import('./state/store.js')).store.get().search.envelope.result.top.map((r) => r.index));
+      const again = await openPage(browser, `${url}${hash}`);
+      await done(again.page);
+      assert.equal(await again.page.inputValue('#search-gpus'), '16-64/16');
+      assert.deepEqual(await again.page.evaluate(async () => (await import('./state/store.js')).store.get().search.envelope.result.top.map((r) => r.index)), top,
+        'the same plans');
+      // Back to the first link: its search runs again.
+      await again.page.evaluate((h) => { location.hash = h; }, `${base.slice(base.indexOf('#'))}&q=${q}`);
+      await again.page.waitForFunction(() => document.getElementById('search-gpus').value === '32-64/32');
+      await done(again.page);
+      assert.deepEqual(await again.page.evaluate(async () => (await import('./state/store.js')).store.get().search.envelope.result.top.map((r) => r.index)), first.top);
+      assert.deepEqual(again.problems, []);
+      await again.context.close();
+
+      // Hostile values: each is named in the banner, the rest of the link is used, nothing breaks.
+      const hostile = await openPage(browser, `${base}&q=n:%253Cimg%2520src%253Dx%2520onerror%253Dalert(1)%253E;k:1000;zz:1;u:yes;h:%25ZZ;mbs:2;${'9'.repeat(300)}`);
+      await done(hostile.page);
+      const items = await hostile.page.$$eval('#banner li', (lis) => lis.map((li) => li.textContent));
+      for (const expected of ['q: n=<img src=x onerror=alert(1)> (expected a count', 'q: k=1000 (expected from 1 to 100)', 'q: zz=1 (unknown search input)',
+        'q: u=yes (expected 1 or 0)', 'q: h=%ZZ (malformed escape)', '(no value)']) {
+        assert.ok(items.some((item) => item.includes(expected)), `banner lists ${expected}: ${JSON.stringify(items)}`);
+      }
+      assert.equal(await hostile.page.locator('#banner img').count(), 0, 'banner text is never markup');
+      assert.equal(await hostile.page.inputValue('#search-micro_batch_size'), '2', 'what could be read is used');
+      assert.equal(await hostile.page.getAttribute('#search-status', 'data-status'), 'done');
+      assert.deepEqual(hostile.problems, []);
+      await hostile.context.close();
+      assert.deepEqual(problems, [], 'the page reported errors');
+      await context.close();
+    });
+
+    it('shows progress from the first moment, the time left and the best plan so far, and cancels at once', async () => {
+      const { page, context, problems } = await openPage(browser, `${url}#v=1&m=llama3-70b&s=h100-sxm-80gb&n=1024&seq=8192&mbs=1&gbs=1024&view=search`);
+      await page.selectOption('#search-sp', 'both');
+      await page.check('#search-uneven');
+      // In the same task as the click: running, the status says what happens, the bar is indeterminate.
+      const start = await page.evaluate(() => {
+        document.getElementById('search-form').requestSubmit();
+        const status = document.getElementById('search-status');
+        return { status: status.dataset.status, text: status.textContent, determinate: document.getElementById('search-progress').hasAttribute('value'),
+          clock: !document.getElementById('search-clock').hidden, cancel: !document.getElementById('search-cancel').disabled };
+      });
+      assert.deepEqual(start, { status: 'running', text: 'Counting the layout classes and searching the first ones…', determinate: false, clock: true, cancel: true });
+      await page.waitForFunction(() => /Evaluating layout classes: [\d,]+ of [\d,]+ \(\d+%\)/.test(document.getElementById('search-status').textContent),
+        null, { timeout: 60000 });
+      await page.waitForFunction(() => !document.getElementById('search-best').hidden, null, { timeout: 60000 });
+      assert.match(await page.textContent('#search-best'), /^Best so far: tp\d+ pp\d+.* per step, .* per GPU$/);
+      assert.ok(Number(await page.getAttribute('#search-best', 'data-seconds')) > 0);
+      await page.waitForFunction(() => document.getElementById('search-clock').dataset.etaMs !== '', null, { timeout: 60000 });
+      assert.match(await page.textContent('#search-clock'), /^[\d.]+ (s|min) elapsed, about [\d.]+ (s|min) left$/);
+      assert.ok(await page.evaluate(() => document.getElementById('search-progress').value > 0));
+      const cancelMs = await page.evaluate(async () => {
+        const status = document.getElementById('search-status');
+        if (status.dataset.status !== 'running') return -1;
+        const t0 = performance.now();
+        document.getElementById('search-cancel').click();
+        await new Promise((resolve) => {
+          const wait = () => (status.dataset.status === 'cancelled' ? resolve() : setTimeout(wait, 5));
+          wait();
+        });
+        return performance.now() - t0;
+      });
+      console.log(`# cancel to "Cancelled." in the page: ${cancelMs.toFixed(0)} ms (reported, not judged beyond 5 s)`);
+      assert.ok(cancelMs >= 0 && cancelMs < 5000, `cancelled in ${cancelMs} ms`);
+      assert.equal(await page.isVisible('#search-best'), false);
+      assert.equal(await page.isVisible('#search-clock'), false);
+      // The workers are free again: a small search runs to the end.
+      await page.selectOption('#search-sp', 'true');
+      await page.uncheck('#search-uneven');
+      await page.fill('#search-gpus', '64');
+      assert.equal((await runSearch(page)).status, 'done');
+      assert.deepEqual(problems, [], 'the page reported errors');
+      await context.close();
+    });
+
     it('names the search inputs it cannot read, and the core\'s errors by path', async () => {
       const { page, context, problems } = await openPage(browser, `${url}#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=2048&mbs=1&gbs=8&view=search`);
       await page.fill('#search-tp', 'two');

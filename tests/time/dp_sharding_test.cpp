@@ -93,6 +93,30 @@ TEST(DpShardingTest, ZeroThreeExposesTheFirstGathersWhenComputeIsLongAndAllWhenI
   EXPECT_DOUBLE_EQ(serial.exposed_s, serial.total());
 }
 
+// Full recompute under ZeRO 3: the recomputed forward runs inside the unit's
+// backward, on the parameters the backward's gather brought (Megatron-FSDP
+// megatron_fsdp.py: "gather parameters once for both the recomputation and
+// backward computation", lazy release in _post_forward during the recompute; torch
+// FSDP2 _pre_forward returns early in the PRE_BACKWARD state). So the step moves
+// the same gathers (two per unit and micro-batch), and the backward's gathers hide
+// behind the recompute as well as the backward: exposure never grows.
+TEST(DpShardingTest, FullRecomputeReusesTheBackwardGather) {
+  nlohmann::json document = testing::base_config();
+  document["training"]["zero_stage"] = 3;
+  document["training"]["overlap_grad_reduce"] = true;
+  document["training"]["overlap_param_gather"] = true;
+  const auto plain = testing::estimate_ok(document);
+  document["training"]["recompute"] = {{"granularity", "full"}, {"method", "uniform"}, {"num_layers", 1}};
+  const auto recomputed = testing::estimate_ok(document);
+  for (size_t s = 0; s < plain["time"]["stages"].size(); ++s) {
+    const auto& a = plain["time"]["stages"][s];
+    const auto& b = recomputed["time"]["stages"][s];
+    ASSERT_GT(b["breakdown"]["recompute_s"].get<double>(), 0.0) << "stage " << s;
+    EXPECT_DOUBLE_EQ(b["dp_comm_s"].get<double>(), a["dp_comm_s"].get<double>()) << "stage " << s;
+    EXPECT_LE(b["dp_comm_exposed_s"].get<double>(), a["dp_comm_exposed_s"].get<double>()) << "stage " << s;
+  }
+}
+
 TEST(DpShardingTest, NoTrafficWithoutADataParallelGroup) {
   nlohmann::json document = testing::base_config();
   document["training"]["zero_stage"] = 3;

@@ -92,7 +92,8 @@ TEST(PipelineRunTest, ZeroBubbleSchedulesShrinkTheBubble) {
   const json h2 = testing::estimate_ok(plan("zero_bubble_h2", 1));
   // Qi et al. Table 1: 1F1B (p-1)(F+B+W) > ZB-H1 (p-1)(F+B-W) > ZB-H2 (p-1)(F+B-2W).
   EXPECT_LT(part(h1, "bubble_s"), 0.6 * part(one, "bubble_s"));
-  EXPECT_LE(part(h2, "bubble_s"), part(h1, "bubble_s"));
+  // (equal here up to rounding: the summation order of the two schedules' events differs)
+  EXPECT_LE(part(h2, "bubble_s"), part(h1, "bubble_s") * (1.0 + 1e-12));
   EXPECT_LT(h1["time"]["iteration_s"].get<double>(), one["time"]["iteration_s"].get<double>());
   // Same work, only reordered.
   EXPECT_DOUBLE_EQ(part(h1, "forward_s"), part(one, "forward_s"));

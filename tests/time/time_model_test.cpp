@@ -1,7 +1,9 @@
 // Time model behaviours: overlap, MoE layer patterns, time to train.
 #include <gtest/gtest.h>
 
-#include "test_util.h"
+#include "interop/interop_test_util.h"
+#include "time/collectives.h"
+#include "time/op_time.h"
 
 namespace trainsim {
 namespace {
@@ -62,6 +64,39 @@ TEST(OverlapTest, RingAttentionAcrossNodesCostsMoreThanInsideOne) {
   const Estimate inside = estimate(config);
   EXPECT_GT(across.time.breakdown.cp_comm_exposed_s, inside.time.breakdown.cp_comm_exposed_s);
   EXPECT_GT(across.time.iteration_s, inside.time.iteration_s);
+}
+
+// Transformer Engine's ring attention backward (AttnFuncWithCPAndKVP2P.backward)
+// sends the [K/V, dK/dV] buffer: step 0 K/V only, steps 1 .. cp-2 both, the last
+// step dK/dV only, each waited on after that step's attention block. With an op
+// whose compute is negligible, forward exposes its cp - 1 K/V steps and backward
+// two single and cp - 2 double steps: about twice forward's traffic.
+TEST(OverlapTest, RingAttentionBackwardAlsoSendsDkDv) {
+  nlohmann::json document = testing::base_config();
+  document["training"].merge_patch(nlohmann::json::parse(
+      R"({"tp": 1, "pp": 1, "cp": 8, "seq_len": 8192, "global_batch_size": 2, "cp_comm_type": "p2p"})"));
+  const Config config = testing::parse_ok(document);
+  constexpr double kBlockBytes = 64e6;  // one rank's K/V
+  Op op;
+  op.name = "attention";
+  for (const Pass pass : {Pass::kForward, Pass::kBackwardData}) {
+    op.cost[static_cast<size_t>(pass)].bytes = 1.0;  // negligible compute per step
+    op.cost[static_cast<size_t>(pass)].kernels = 1.0;
+  }
+  op.comms.push_back({Pass::kForward, Collective::kAllGather, CommGroup::kCp, 8.0 * kBlockBytes, true});
+  op.comms.push_back({Pass::kBackwardData, Collective::kReduceScatter, CommGroup::kCp, 8.0 * kBlockBytes, true});
+  const OpTime t = op_time(op, config);
+  const ParallelSpec& p = config.training.parallel;
+  const double single_s = ring_step_time_s(kBlockBytes, Group::kCp, p, config.system);
+  const double double_s = ring_step_time_s(2.0 * kBlockBytes, Group::kCp, p, config.system);
+  const double forward_s = t.comm[static_cast<size_t>(Pass::kForward)].cp_s;
+  const double backward_s = t.comm[static_cast<size_t>(Pass::kBackwardData)].cp_s;
+  const double block_f = t.compute_s[static_cast<size_t>(Pass::kForward)] / 8.0;
+  const double block_b = t.compute_s[static_cast<size_t>(Pass::kBackwardData)] / 8.0;
+  EXPECT_NEAR(forward_s, 7.0 * (single_s - block_f), 1e-12);
+  EXPECT_NEAR(backward_s, 2.0 * (single_s - block_b) + 6.0 * (double_s - block_b), 1e-12);
+  EXPECT_GT(backward_s, 1.9 * forward_s);
+  EXPECT_LT(backward_s, 2.0 * forward_s + 1e-12);
 }
 
 TEST(MoeLayerPatternTest, EveryOtherLayerMoeHalvesTheExpertParameters) {

@@ -114,6 +114,36 @@ TEST(PresetProvenanceTest, MicrobenchmarkGemmPlateausCiteTheirOwnGpu) {
   }
 }
 
+// The H800 is the H100 SXM5's GH100 die with NVLink cut to 400 GB/s (NVIDIA H800
+// datasheet): its kernel figures are the H100's (marked assumed there), so the two
+// presets must not drift apart when one is recalibrated.
+TEST(PresetProvenanceTest, TheH800CarriesTheKernelFiguresOfItsH100Die) {
+  const std::string dir = std::string(TRAINSIM_PRESETS_DIR) + "/systems/";
+  const nlohmann::json h100 = load(dir + "h100-sxm-80gb.json")["system"];
+  const nlohmann::json h800 = load(dir + "h800-sxm-80gb.json")["system"];
+  EXPECT_EQ(h800["efficiency"], h100["efficiency"]);
+  EXPECT_EQ(h800["gpu"]["peak_tflops"], h100["gpu"]["peak_tflops"]);
+  EXPECT_EQ(h800["gpu"]["hbm_bandwidth_gb_per_s"], h100["gpu"]["hbm_bandwidth_gb_per_s"]);
+  EXPECT_LT(h800["intra_node"]["bandwidth_gb_per_s"].get<double>() *
+                h800["intra_node"]["efficiency"].get<double>(),
+            h100["intra_node"]["bandwidth_gb_per_s"].get<double>() *
+                h100["intra_node"]["efficiency"].get<double>());
+}
+
+// Same compute, slower NVLink: a tp 8 plan (NVLink-bound tensor-parallel collectives) is
+// slower on H800 than on H100, by no more than its exposed communication.
+TEST(PresetProvenanceTest, ATensorParallelPlanIsSlowerOnTheH800sNvlink) {
+  nlohmann::json config = testing::base_config();
+  config["training"]["tp"] = 8;
+  config["training"]["sequence_parallel"] = true;
+  config["system"]["preset"] = "h100-sxm-80gb";
+  const nlohmann::json h100 = testing::estimate_ok(config);
+  config["system"]["preset"] = "h800-sxm-80gb";
+  const nlohmann::json h800 = testing::estimate_ok(config);
+  EXPECT_GT(h800["time"]["iteration_s"].get<double>(), h100["time"]["iteration_s"].get<double>());
+  EXPECT_EQ(h800["memory"]["peak_bytes"], h100["memory"]["peak_bytes"]);
+}
+
 TEST(CalibrationTest, AnEstimateListsTheFiguresItUsedWithTheirProvenance) {
   const nlohmann::json result = testing::estimate_ok(testing::base_config());
   const nlohmann::json& calibration = result["calibration"];

@@ -83,7 +83,9 @@ std::vector<nlohmann::json> skipped_rows() {
 
 std::string generation_of(const std::string& gpu) {
   if (gpu.rfind("a100", 0) == 0) return "ampere";
-  if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0) return "hopper";
+  if (gpu.rfind("h100", 0) == 0 || gpu.rfind("h200", 0) == 0 || gpu.rfind("h800", 0) == 0) {
+    return "hopper";
+  }
   if (gpu.rfind("b200", 0) == 0 || gpu.rfind("gb200", 0) == 0) return "blackwell";
   if (gpu.rfind("gb300", 0) == 0 || gpu.rfind("b300", 0) == 0) return "blackwell_ultra";
   return "other";

@@ -149,6 +149,8 @@ Table run(const char* protocol, const std::function<std::string(const PublishedC
     EXPECT_TRUE(o.error.empty()) << c->id << ": " << o.error;
     if (!o.error.empty()) continue;
     const double e = o.relative_error();
+    std::printf("[transfer] %-9s case %-64s %-15s %+6.1f%%\n", protocol, c->id.c_str(), c->gpu.c_str(),
+                100 * e);
     t.by_gpu[c->gpu].add(c->id, e);
     t.by_generation[validation::generation_of(c->gpu)].add(c->id, e);
     t.by_source[c->source].add(c->id, e);

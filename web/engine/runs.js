@@ -9,11 +9,12 @@ export function startRuns(engine, store) {
 
   async function runSearch(document) {
     started = performance.now();
-    store.set({ search: { status: 'running', done: 0, total: 0, document, envelope: store.get().search.envelope } });
+    // startedAt: for the elapsed time and the ETA the Search tab shows while it runs.
+    store.set({ search: { status: 'running', done: 0, total: 0, best: null, startedAt: started, document, envelope: store.get().search.envelope } });
     let envelope;
     try {
-      envelope = await engine.search.start(document, ({ done, total }) => {
-        if (store.get().search.document === document) store.set({ search: { ...store.get().search, done, total } });
+      envelope = await engine.search.start(document, ({ done, total, best }) => {
+        if (store.get().search.document === document) store.set({ search: { ...store.get().search, done, total, best } });
       });
     } catch (error) {
       store.set({ search: { status: 'failed', failure: error.message, document } });

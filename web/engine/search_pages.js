@@ -10,6 +10,8 @@
 // micro-batch sizes and recompute modes), so pages hold a few classes.
 // start() cancels the search in progress (the newest request wins): the
 // older one resolves {cancelled: true} at once and issues no more pages.
+// Progress is reported at once ({done: 0, total: 0} while the first page
+// counts the classes), then after every page with the best plan so far.
 const FIRST_PAGE = 16;
 const MIN_PAGE = 8;
 const MAX_PAGE = 128;
@@ -29,13 +31,33 @@ export function splitPages(from, total, workers) {
   return pages;
 }
 
-// One page of a search: {ok, end, candidates, text: the page's envelope,
-// for the merge}, or the error envelope.
+// One page of a search: {ok, end, candidates, best: the page's first plan,
+// text: the page's envelope, for the merge}, or the error envelope.
 async function searchPage(call, document, offset, limit) {
   const text = await call('search', JSON.stringify({ ...document, page: { offset, limit } }));
   const envelope = JSON.parse(text);
   if (!envelope.ok) return envelope;
-  return { ok: true, end: envelope.result.page.end, candidates: envelope.result.page.candidates, text };
+  const page = envelope.result.page;
+  return { ok: true, end: page.end, candidates: page.candidates, best: envelope.result.top?.[0] ?? null, text };
+}
+
+// The objective's figure of a plan, lower is better (see the core's rank.h;
+// ties, broken there by peak memory and index, keep the earlier plan here).
+function cost(entry, objective) {
+  const m = entry?.metrics ?? {};
+  const value = {
+    tokens_per_s_per_gpu: -m.tokens_per_s_per_gpu,
+    time_to_train: m.time_to_train_s,
+    gpu_hours: m.gpu_hours,
+  }[objective] ?? m.iteration_s;
+  return Number.isFinite(value) ? value : Infinity;
+}
+
+// The better of two plans (either may be null) for the search's objective.
+export function betterPlan(a, b, objective) {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return cost(b, objective) < cost(a, objective) ? b : a;
 }
 
 // calls(): the workers' call(op, input) functions (-> envelope text), the
@@ -52,8 +74,10 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     if (hard) stopHelpers();
   }
 
-  // onProgress({done, total}) after every page; resolves with the merged
-  // envelope, an error envelope, or {cancelled: true}.
+  // onProgress({done, total, best}) at once and after every page (done and
+  // total in layout classes, total 0 until the first page has counted them;
+  // best: the best plan of the pages so far, a search entry, or null);
+  // resolves with the merged envelope, an error envelope, or {cancelled: true}.
   async function start(document, onProgress = () => {}) {
     cancel();
     const job = { cancelled: false, stop: null };
@@ -70,13 +94,15 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
 
   async function run(job, document, onProgress) {
     const workers = calls();
+    onProgress({ done: 0, total: 0, best: null });
     const first = await searchPage(workers[0], document, 0, FIRST_PAGE);
     if (!first.ok || job.cancelled) return first;
     const total = first.candidates;
     const pages = [{ offset: 0, end: first.end, text: first.text }];
     let done = first.end;
     let failed = null;
-    onProgress({ done, total });
+    let best = first.best;
+    onProgress({ done, total, best });
     const queue = splitPages(first.end, total, workers.length);
     await Promise.all(workers.map(async (call) => {
       while (queue.length && !job.cancelled && !failed) {
@@ -85,7 +111,8 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
         if (!page.ok) { failed = page; return; }
         pages.push({ offset, end: page.end, text: page.text });
         done += page.end - offset;
-        if (!job.cancelled) onProgress({ done, total });
+        best = betterPlan(best, page.best, document.objective);
+        if (!job.cancelled) onProgress({ done, total, best });
       }
     }));
     if (job.cancelled) return { cancelled: true };

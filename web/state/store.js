@@ -36,7 +36,8 @@ export const store = createStore({
   pins: [],           // pinned specs for Compare (in the URL), at most 4
   pinResults: [],     // their estimate envelopes (null while computing), in pin order
   searchInputs: defaultSearchInputs(),  // the Search tab's form (search_spec.js)
-  search: { status: 'idle' },  // {status, done, total, document, envelope, elapsedMs} (engine/runs.js)
+  searchQuery: null,  // the inputs of the search last run (in the URL with view=search: q=…)
+  search: { status: 'idle' },  // {status, done, total, best, startedAt, document, envelope, elapsedMs} (engine/runs.js)
   searchSystem: null, // {label, figure, factor}: scale the system for the next searches (from What-if)
   whatif: { status: 'idle' },  // {status, result, errors, spec}
 });

@@ -7,10 +7,15 @@
 //                                fields as key:value pairs joined by ';'
 //                                (c1=m:llama3-8b;s:h100-sxm-80gb;n:8;tp:2…),
 //                                and optionally its name first (name:baseline)
+//   and a third, the Search tab's inputs (search_url.js):
+//   q=n:512-4096/512;gbs:4096    the inputs of the search last run (written
+//                                with view=search; a link holding q opens the
+//                                Search tab and runs that search)
 // decode() never throws: it keeps every field it can read and names the rest.
 import { CUSTOM_MODEL, FIELDS, fieldByUrl, formatText, parseText } from './fields.js';
 import { baseSpec, defaultSpec, presetValue, DEFAULT_TOKENS } from './config.js';
 import { clip, compactCount, parseCount } from '../lib/format.js';
+import { SEARCH_KEY, decodeSearch, encodeSearch } from './search_url.js';
 
 export const HASH_VERSION = 1;
 const MAX_HASH_CHARS = 8000;
@@ -24,11 +29,13 @@ function encodeValue(text) {
   return encodeURIComponent(text).replace(/%2C/g, ',');
 }
 
-// extra: {view, pins: [spec…]} (both optional).
+// extra: {view, pins: [spec…], search: the Search tab's inputs} (all
+// optional; search is written only with view 'search').
 export function encode(spec, catalog, extra = {}) {
   const parts = [`v=${HASH_VERSION}`, ...specPairs(spec, catalog).map(([k, v]) => `${k}=${v}`)];
   if (extra.view && extra.view !== 'calc' && VIEWS.includes(extra.view)) parts.push(`view=${extra.view}`);
   (extra.pins ?? []).slice(0, MAX_PINS).forEach((pin, i) => parts.push(`c${i + 1}=${encodePin(pin, catalog)}`));
+  if (extra.search && extra.view === 'search') parts.push(`${SEARCH_KEY}=${encodeSearch(extra.search)}`);
   return `#${parts.join('&')}`;
 }
 
@@ -90,9 +97,10 @@ function safeDecode(text) {
   }
 }
 
-// Returns {state: spec, ignored: [text…], view, pins: [spec…]}. An empty
-// hash, or one from which no config field could be read, gives the default
-// view.
+// Returns {state: spec, ignored: [text…], view, pins: [spec…], search:
+// the Search tab's inputs or null}. An empty hash, or one from which no
+// config field could be read, gives the default view. A link with q opens
+// the Search tab.
 export function decode(hash, catalog) {
   const ignored = [];
   let text = typeof hash === 'string' ? hash : '';
@@ -106,6 +114,7 @@ export function decode(hash, catalog) {
   const reader = specReader(catalog, ignored, '');
   const pinTexts = [];
   let view = 'calc';
+  let searchText = null;
   const seen = new Set();
   for (const part of parts.slice(0, MAX_PARTS)) {
     const eq = part.indexOf('=');
@@ -119,6 +128,10 @@ export function decode(hash, catalog) {
     if (key === 'view') {
       if (VIEWS.includes(value)) view = value;
       else ignored.push(`view=${clip(value)} (expected one of ${VIEWS.join(', ')})`);
+      continue;
+    }
+    if (key === SEARCH_KEY) {
+      searchText = value;
       continue;
     }
     const pin = PIN_KEY.exec(key);
@@ -146,7 +159,9 @@ export function decode(hash, catalog) {
     if (pinned) pins.push(pinned);
     else ignored.push(`c${n}=${clip(value)} (no config fields)`);
   }
-  return { state, ignored, view, pins };
+  const search = searchText === null ? null : decodeSearch(searchText, ignored);
+  if (search) view = 'search';
+  return { state, ignored, view, pins, search };
 }
 
 // Reads key/value pairs into a spec, adding what it ignores to `ignored`;

@@ -1,9 +1,30 @@
 // The Search tab's form: what to search (the calculator's model and system,
-// GPU counts, batch, constraints), Run and Cancel, and the progress bar.
+// GPU counts, batch, constraints), Run and Cancel, and the progress: from
+// the first moment (the first page counts the layout classes), then classes
+// searched, elapsed time, an estimate of the time left, and the best plan so
+// far.
 // The inputs live in the store (searchInputs); the run goes through
 // actions.runSearch / actions.cancelSearch (engine/runs.js).
 import { h } from '../lib/dom.js';
 import { RECOMPUTE_MODES, searchDegrees, searchDocument } from '../state/search_spec.js';
+import { formatSeconds, formatTokensPerS } from '../lib/format.js';
+import { planLabel, recomputeLabel } from './search_results.js';
+
+const TICK_MS = 250;
+const count = (n) => Number(n).toLocaleString('en-US');
+
+// "1.2 s", "45 s", "3.1 min": an elapsed time or an estimate of the time left.
+function duration(ms) {
+  return ms < 1000 ? `${Math.max(0, Math.round(ms / 100) / 10).toFixed(1)} s` : formatSeconds(ms / 1000);
+}
+
+// The time left, from the pace so far (layout classes differ in cost, so
+// this is an estimate; none before a tenth of the classes or a second).
+export function searchEta(done, total, elapsedMs) {
+  if (!(total > 0) || !(done > 0) || done >= total) return null;
+  if (done < total / 10 && elapsedMs < 1000) return null;
+  return elapsedMs * (total - done) / done;
+}
 
 function presetLabel(catalog, kind, spec) {
   const id = spec[kind].preset;
@@ -62,6 +83,9 @@ export function mount(root, store, actions) {
   const cancel = h('button', { type: 'button', id: 'search-cancel', text: 'Cancel', disabled: true, onclick: () => actions.cancelSearch() });
   const progress = h('progress', { id: 'search-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Search progress' });
   const status = h('p', { class: 'search-status', id: 'search-status', role: 'status' });
+  // Elapsed time and time left, ticking while a search runs (not a live region).
+  const clock = h('p', { class: 'search-status', id: 'search-clock', hidden: true });
+  const best = h('p', { class: 'search-status', id: 'search-best', hidden: true });
   const grid = (...children) => h('div', { class: 'grid' }, ...children);
   const form = h('form', { class: 'panel search-form', id: 'search-form', novalidate: true, autocomplete: 'off', 'aria-labelledby': 'search-title' },
     h('h2', { id: 'search-title', text: 'Search for the fastest plan that fits' }),
@@ -73,7 +97,7 @@ export function mount(root, store, actions) {
       grid(h('div', { class: 'field' }, h('label', { for: 'search-sp', text: 'Sequence parallel' }), sp),
         h('div', { class: 'field field-bool' }, h('label', { class: 'check', for: 'search-uneven' }, uneven, h('span', { text: 'Try uneven first/last stages' }))))),
     grid(headroom.field, topK.field, h('div', { class: 'field' }, h('label', { for: 'search-objective', text: 'Rank by' }), objective)),
-    h('div', { class: 'search-actions' }, run, cancel, progress), status);
+    h('div', { class: 'search-actions' }, run, cancel, progress), status, clock, best);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const state = store.get();
@@ -93,7 +117,8 @@ export function mount(root, store, actions) {
     }
     const { document, problems } = searchDocument(state.spec, state.searchInputs, system);
     showProblems(problems);
-    if (document) actions.runSearch(document);
+    // A search on What-if's scaled system is not one a link reproduces: it leaves q out.
+    if (document) actions.runSearch(document, state.searchSystem ? null : state.searchInputs);
   });
   root.replaceChildren(form);
 
@@ -131,17 +156,48 @@ export function mount(root, store, actions) {
         h('button', { type: 'button', class: 'link', id: 'search-scaled-clear', text: 'use the calculator’s system', onclick: () => store.set({ searchSystem: null }) }));
     }
   };
+  let ticking = null;
+  const renderClock = () => {
+    const search = store.get().search;
+    if (search.status !== 'running') return;
+    const elapsedMs = performance.now() - (search.startedAt ?? performance.now());
+    const eta = searchEta(search.done, search.total, elapsedMs);
+    clock.hidden = false;
+    clock.dataset.elapsedMs = String(Math.round(elapsedMs));
+    clock.dataset.etaMs = eta === null ? '' : String(Math.round(eta));
+    clock.textContent = `${duration(elapsedMs)} elapsed${eta === null ? '' : `, about ${duration(eta)} left`}`;
+  };
+  const renderBest = (search) => {
+    const plan = search.best;
+    best.hidden = !(search.status === 'running' && plan);
+    if (best.hidden) return;
+    const t = plan.config?.training ?? {};
+    // The GPU count, when the search is over several.
+    const range = search.document?.num_gpus !== null && typeof search.document?.num_gpus === 'object';
+    const gpus = range ? plan.config?.system?.num_gpus : undefined;
+    best.dataset.seconds = String(plan.metrics.iteration_s);
+    best.textContent = `Best so far: ${gpus ? `${gpus} GPUs, ` : ''}${planLabel(t)}, recompute ${recomputeLabel(t.recompute)}: `
+      + `${formatSeconds(plan.metrics.iteration_s)} per step, ${formatTokensPerS(plan.metrics.tokens_per_s_per_gpu)} per GPU`;
+  };
   const renderRun = (state) => {
     const search = state.search;
     const running = search.status === 'running';
     cancel.disabled = !running;
     progress.hidden = !running && search.status !== 'done';
-    const fraction = search.total > 0 ? search.done / search.total : 0;
-    progress.value = running ? fraction : 1;
+    // Indeterminate (no value) until the first page has counted the classes.
+    if (running && !(search.total > 0)) progress.removeAttribute('value');
+    else progress.value = running ? search.done / search.total : 1;
     status.dataset.status = search.status;
+    if (running && !ticking) ticking = setInterval(renderClock, TICK_MS);
+    if (!running && ticking) { clearInterval(ticking); ticking = null; }
+    if (running) renderClock();
+    else clock.hidden = true;
+    renderBest(search);
     status.textContent = {
       idle: 'Plans are enumerated, checked and estimated in your browser.',
-      running: search.total ? `Evaluating candidates: ${search.done.toLocaleString('en-US')} of ${search.total.toLocaleString('en-US')}…` : 'Starting…',
+      running: search.total
+        ? `Evaluating layout classes: ${count(search.done)} of ${count(search.total)} (${Math.floor(100 * search.done / search.total)}%)…`
+        : 'Counting the layout classes and searching the first ones…',
       done: `Done in ${search.elapsedMs >= 1000 ? `${(search.elapsedMs / 1000).toFixed(2)} s` : `${Math.round(search.elapsedMs)} ms`}.`,
       cancelled: 'Cancelled.',
       invalid: 'The search document has problems (see the results).',

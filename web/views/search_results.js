@@ -65,12 +65,15 @@ export function mount(root, store, actions) {
     summary.textContent = c.considered === 0 ? 'No combination of the allowed degrees multiplies to the GPU count.'
       : result.top.length ? `The ${result.top.length} best of ${count(c.feasible)} plans that fit, by ${result.objective === 'step_time' ? 'step time' : 'tokens/s per GPU'}. Click a row to open it in the calculator.`
       : `No plan fits (${count(c.candidates)} valid candidates; see the reasons below).`;
-    tableBox.replaceChildren(...(result.top.length ? [table(result, state.pins.length)] : []));
+    tableBox.replaceChildren(...(result.top.length ? [table(result, state.pins.length, search.document)] : []));
     counts.replaceChildren(countsList(c));
   };
 
-  function table(result, pinned) {
-    const multipleGpus = new Set(result.top.map((row) => row.config.system.num_gpus)).size > 1;
+  // document: the search document run (a GPU-count list or range shows the
+  // GPUs column even when every ranked plan has the same count).
+  function table(result, pinned, document) {
+    const gpuRange = document?.num_gpus !== null && typeof document?.num_gpus === 'object';
+    const multipleGpus = gpuRange || new Set(result.top.map((row) => row.config.system.num_gpus)).size > 1;
     const moe = result.top.some((row) => (row.config.training.ep ?? 1) > 1 || (row.config.training.etp ?? 1) > 1);
     const spVaries = new Set(result.top.map((row) => row.config.training.sequence_parallel)).size > 1;
     const cols = [

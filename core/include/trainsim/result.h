@@ -54,6 +54,7 @@ struct StageMemory {
   double parameters_bytes = 0.0;
   double gradients_bytes = 0.0;           ///< main-grad buffers (fp32 unless grad_reduce_in_bf16)
   double optimizer_bytes = 0.0;           ///< fp32 master weights + Adam moments, sharded per ZeRO
+  double host_bytes = 0.0;                ///< pinned host memory of the offloaded optimizer part
   double buffers_bytes = 0.0;             ///< static buffers: TE dummy wgrad tensors + workspace_bytes
   double workspace_bytes = 0.0;           ///< of buffers: cuBLAS workspaces, the output layer's gather buffer
   double activations_bytes = 0.0;         ///< activations held at the peak (in-flight micro-batches)

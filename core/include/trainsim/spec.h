@@ -247,6 +247,13 @@ struct TrainingSpec {
   bool expandable_segments = false;
   /// NCCL_NVLS_ENABLE (NCCL's default uses NVLS where the system has it; 0 disables it).
   bool nccl_nvls = true;
+  /// Megatron-LM --optimizer-cpu-offload --optimizer-offload-fraction: the fraction of the
+  /// optimizer's parameter elements whose fp32 master copy and Adam moments live in host
+  /// memory and are stepped by the CPU (HybridDeviceOptimizer); 0 = no offload.
+  double optimizer_offload_fraction = 0.0;
+  /// --overlap-cpu-optimizer-d2h-h2d: gradient copies, CPU steps and parameter copies of
+  /// successive parameters run concurrently instead of one after the other.
+  bool overlap_cpu_optimizer_d2h_h2d = false;
 };
 
 enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kP2p };
@@ -368,6 +375,17 @@ struct Provenance {
   std::vector<std::string> cases;  ///< kFitted: the validation cases it was fitted on
 };
 
+// The host side of a GPU (optimizer CPU offload): its share of the node's host
+// memory and memory bandwidth, and its host link (PCIe or NVLink-C2C). 0 = not stated.
+struct HostMemorySpec {
+  double memory_bytes = 0.0;                 ///< host DRAM per GPU
+  double memory_bandwidth_bytes_per_s = 0.0; ///< host DRAM bandwidth per GPU
+  double memory_efficiency = 1.0;            ///< achieved fraction of it by a CPU optimizer step
+  double link_bandwidth_bytes_per_s = 0.0;   ///< host <-> GPU, one direction
+  double link_efficiency = 1.0;              ///< achieved fraction of it by pinned copies
+  bool stated() const { return memory_bytes > 0.0 && memory_bandwidth_bytes_per_s > 0.0 && link_bandwidth_bytes_per_s > 0.0; }
+};
+
 struct SystemSpec {
   std::string name;
   GpuSpec gpu;
@@ -377,6 +395,7 @@ struct SystemSpec {
   std::vector<LinkSpec> intra_node_tiers;  ///< optional: per group-size tiers (PCIe switches)
   LinkSpec inter_node;
   EfficiencySpec efficiency;
+  HostMemorySpec host;
   /// Multi-node slowdown of the pipeline: 1 + x/(x+1) * c * sqrt(x), x = log2(nodes in a
   /// data-parallel group) (SimuMax's empirical straggler model). 0 disables it.
   double straggler_coefficient = 0.0;

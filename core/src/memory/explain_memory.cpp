@@ -97,12 +97,17 @@ void explain_stage_allocated(const Config& config, const StageStatics& statics,
   out.push_back(std::move(g));
 
   Explanation o{stage_pointer(s.stage, "optimizer_bytes"), s.optimizer_bytes,
-                moe ? "P_dense * b_adam / g_dense + P_expert * b_adam / g_expert" : "P_dense * b_adam / g_dense", {},
+                moe ? "(P_dense * b_adam / g_dense + P_expert * b_adam / g_expert) * (1 - f_off)"
+                    : "P_dense * b_adam / g_dense * (1 - f_off)",
+                {},
                 "mixed-precision Adam: fp32 master weights, exp_avg and exp_avg_sq, 12 B per parameter "
                 "(megatron/training/theoretical_memory_usage.py); the distributed optimizer shards them "
                 "over the data-parallel group (megatron/core/optimizer/distrib_optimizer.py, ZeRO 1)"};
   o.terms.push_back(term("P_dense", statics.dense_parameters, "count", "dense parameter elements on this GPU"));
   o.terms.push_back(term("b_adam", kOptimizerBytesPerParam, "bytes/param", "fp32 master + exp_avg + exp_avg_sq"));
+  o.terms.push_back(term("f_off", config.training.optimizer_offload_fraction, "fraction",
+                         "optimizer_offload_fraction: the part of the shard whose states live in host memory "
+                         "(megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py)"));
   o.terms.push_back(term("g_dense", dense.optimizer, "count", group_meaning(dense.optimizer, "optimizer states", 1, z, dense_group)));
   if (moe) {
     o.terms.push_back(term("P_expert", statics.expert_parameters, "count", "routed-expert parameter elements on this GPU"));

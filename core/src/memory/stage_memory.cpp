@@ -218,6 +218,7 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
     s.parameters_bytes = statics.parameters_bytes;
     s.gradients_bytes = statics.gradients_bytes;
     s.optimizer_bytes = statics.optimizer_bytes;
+    s.host_bytes = statics.host_bytes;
     s.buffers_bytes = statics.buffers_bytes + statics.workspace_bytes;
     s.workspace_bytes = statics.workspace_bytes;
     ActivationPeak peak;

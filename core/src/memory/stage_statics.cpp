@@ -167,6 +167,7 @@ StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t s
   s.parameters_bytes = fixed.parameters_bytes;
   s.gradients_bytes = fixed.gradients_bytes;
   s.optimizer_bytes = fixed.optimizer_bytes;
+  s.host_bytes = fixed.host_bytes;
   // TE keeps one bf16 dummy wgrad tensor per distinct weight shape when
   // gradient-accumulation fusion writes into main_grad (TE >= 2.3).
   std::sort(wgrad_shapes.begin(), wgrad_shapes.end());

@@ -54,6 +54,7 @@ struct StageStatics {
   double parameters_bytes = 0.0;
   double gradients_bytes = 0.0;
   double optimizer_bytes = 0.0;
+  double host_bytes = 0.0;  ///< pinned host memory of the offloaded optimizer part
   double buffers_bytes = 0.0;     ///< TE dummy wgrad tensors, FSDP unit gradients
   double workspace_bytes = 0.0;   ///< cuBLAS workspaces, the output layer's gather buffer, FSDP gathered units
   double dense_parameters = 0.0;  ///< elements held by one GPU

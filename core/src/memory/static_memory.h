@@ -2,6 +2,9 @@
 // (mixed-precision Adam as in Megatron-LM's DistributedOptimizer:
 // megatron/core/optimizer/distrib_optimizer.py; bytes per parameter as in
 // megatron/training/theoretical_memory_usage.py: 18, or 6 + 12/DP sharded).
+// Optimizer CPU offload (megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py,
+// param_update_in_fp32): a fraction of the shard's elements keeps its fp32 master copy and
+// Adam moments in host memory, plus a pinned fp32 copy of its gradient (16 B per element).
 #pragma once
 
 #include "model/param_count.h"
@@ -13,7 +16,8 @@ namespace trainsim {
 struct StaticMemory {
   double parameters_bytes = 0.0;
   double gradients_bytes = 0.0;
-  double optimizer_bytes = 0.0;
+  double optimizer_bytes = 0.0;  ///< on the GPU: the part not offloaded
+  double host_bytes = 0.0;       ///< in pinned host memory: the offloaded part
 };
 
 // What ZeRO divides each part by: the sharding group when the stage shards that

@@ -68,10 +68,16 @@ MemoryVerdict memory_verdict(const Config& config, const std::vector<StageMemory
   bool oom = false, tight = false;
   for (const StageMemory& s : stages) {
     const double margin = v.usable_bytes - s.device_bytes;
-    // Host memory (offload; PLAN.md contract 4): once StageMemory carries the stage's
-    // pinned host bytes (memory.host_bytes), a stage also runs out of memory when the
-    // host bytes of the GPUs sharing a node exceed the node's host memory; add that
-    // test here, with a reason naming the host, next to the device test below.
+    // Host memory (optimizer CPU offload): the stage's pinned host bytes against its GPU's
+    // share of the node's host memory (system.host.memory_gib_per_gpu).
+    const double host_capacity = config.system.host.memory_bytes;
+    const bool host_oom = s.host_bytes > 0.0 && s.host_bytes > host_capacity;
+    if (host_oom && describe) {
+      v.reasons.push_back("stage " + std::to_string(s.stage) + " needs " + gib(s.host_bytes) +
+                          " of pinned host memory for its offloaded optimizer states, above the " +
+                          gib(host_capacity) + " of host memory per GPU");
+    }
+    oom = oom || host_oom;
     const bool stage_oom = margin < 0.0 || s.allocator.out_of_memory;
     const bool stage_tight = !stage_oom && (margin < headroom || s.allocator.alloc_retries > 0);
     oom = oom || stage_oom;

@@ -148,7 +148,8 @@ void set_attention_costs(Op& op, const OpContext& ctx, const AttentionDims& a, b
     // Ring / all-gather: the other cp-1 ranks' K/V blocks cross the cp group. Ring
     // attention (TE's p2p cp_comm_type) exchanges the next block while computing on
     // the current one (Liu et al. 2023, Ring Attention), so it overlaps compute:
-    // time/op_time.cpp prices it per ring step on the ring's slowest hop.
+    // time/op_time.cpp prices it per ring step on the ring's slowest hop, backward
+    // sending dK/dV with K/V (about twice forward's ring traffic).
     const double kv_bytes = 2.0 * (k + v);
     const bool ring = ctx.training.parallel.cp_comm_type == CpCommType::kRing;
     op.comms.push_back({Pass::kForward, Collective::kAllGather, CommGroup::kCp,

@@ -49,6 +49,7 @@ nlohmann::json stage_to_json(const StageMemory& s) {
           {"parameters_bytes", s.parameters_bytes},
           {"gradients_bytes", s.gradients_bytes},
           {"optimizer_bytes", s.optimizer_bytes},
+          {"host_bytes", s.host_bytes},
           {"buffers_bytes", s.buffers_bytes},
           {"activations_bytes", s.activations_bytes},
           {"transient_bytes", s.transient_bytes},

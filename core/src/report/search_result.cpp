@@ -151,6 +151,9 @@ Json search_result_json(const SearchRequest& request, const SearchOutcome& outco
     Json entry = entry_json(request, outcome.top[i]);
     entry["rank"] = i + 1;
     entry["result"] = estimate_to_json(outcome.top_estimates[i]);
+    // A ranked plan's numbers are explained by estimating it (the estimate op): a
+    // search's pages stay within the documents trainsim reads back (search_merge).
+    entry["result"].erase("explanations");
     top.push_back(std::move(entry));
   }
   Json pareto = Json::array();

@@ -146,6 +146,39 @@ Field<SystemSpec> provenance_row() {
   return S::custom(info, read, write);
 }
 
+// system.host: the host side of a GPU, for optimizer CPU offload. Human units in the
+// document; all three capacities stated together or none.
+const Table<HostMemorySpec>& host_table() {
+  using H = Fields<HostMemorySpec>;
+  static const Table<HostMemorySpec> table = {
+      H::number("memory_gib_per_gpu", TRAINSIM_AT(memory_bytes), kOptional, kMinRate, 1e6, false, kGiB,
+                {"GiB", "Host memory per GPU (GiB)", "the node's host DRAM over its GPUs"}),
+      H::number("memory_bandwidth_gb_per_s_per_gpu", TRAINSIM_AT(memory_bandwidth_bytes_per_s), kOptional, kMinRate,
+                kMaxGbPerS, false, kGB,
+                {"GB/s", "Host memory GB/s per GPU", "the node's host DRAM bandwidth over its GPUs (a CPU optimizer step streams it)"}),
+      H::number("memory_efficiency", TRAINSIM_AT(memory_efficiency), kOptional, 0.0, 1.0, true, 1.0,
+                {"", "Host memory efficiency", "achieved fraction of the host bandwidth by the CPU Adam step; absent: 1"}),
+      H::number("link_gb_per_s", TRAINSIM_AT(link_bandwidth_bytes_per_s), kOptional, kMinRate, kMaxGbPerS, false, kGB,
+                {"GB/s", "Host link GB/s", "host <-> GPU link (PCIe, NVLink-C2C) per GPU and direction"}),
+      H::number("link_efficiency", TRAINSIM_AT(link_efficiency), kOptional, 0.0, 1.0, true, 1.0,
+                {"", "Host link efficiency", "achieved fraction of the host link by pinned copies; absent: 1"}),
+      H::rule([](ObjectReader& r, HostMemorySpec& h, const ReadContext&) {
+        const char* keys[] = {"memory_gib_per_gpu", "memory_bandwidth_gb_per_s_per_gpu", "link_gb_per_s"};
+        int given = 0;
+        for (const char* key : keys) given += r.has(key) ? 1 : 0;
+        if (given == 0 || given == 3) return;
+        for (const char* key : keys) {
+          if (!r.has(key)) {
+            r.issues().push_back({r.path_of(key), "missing: system.host states memory_gib_per_gpu, "
+                                                  "memory_bandwidth_gb_per_s_per_gpu and link_gb_per_s together"});
+          }
+        }
+        (void)h;
+      }),
+  };
+  return table;
+}
+
 }  // namespace
 
 const Table<SystemSpec>& system_table() {
@@ -166,6 +199,8 @@ const Table<SystemSpec>& system_table() {
       tiers_row(),
       S::object("efficiency", TRAINSIM_AT(efficiency), efficiency_table(), kRequired,
                 {"", "Efficiency", "achieved fractions of peak per kernel class"}),
+      S::object("host", TRAINSIM_AT(host), host_table(), kOptional,
+                {"", "Host", "host memory, its bandwidth and the host link per GPU (optimizer CPU offload)"}),
       S::integer("nccl_channels", TRAINSIM_AT(nccl_channels), kDefault, 1, 1024,
                  {"", "NCCL channels", "channels of a collective communicator and per NVLink peer (NCCL buffers)"}),
       S::number("nvls_buffer_mib", TRAINSIM_AT(nvls_buffer_bytes), kDefault, 0.0, 1e6, false, kMiB,

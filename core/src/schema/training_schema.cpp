@@ -315,6 +315,15 @@ const Table<TrainingInput>& training_table() {
                  {"", "MoE probs in activation", "router probabilities applied inside the expert activation (Megatron-Core >= 0.14)"}),
       F::boolean("expandable_segments", TRAINSIM_AT(spec.expandable_segments),
                  {"", "Expandable segments", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows one segment per stream instead of caching fixed segments (less fragmentation)"}),
+      F::number("optimizer_offload_fraction", TRAINSIM_AT(spec.optimizer_offload_fraction), kDefault, 0.0, 1.0,
+                false, 1.0,
+                {"", "Optimizer CPU offload",
+                 "Megatron-LM --optimizer-cpu-offload --optimizer-offload-fraction: the fraction of the "
+                 "optimizer's parameters whose fp32 master copy and Adam moments live in host memory and "
+                 "are stepped by the CPU; needs the system's host figures; 0 = no offload"}),
+      F::boolean("overlap_cpu_optimizer_d2h_h2d", TRAINSIM_AT(spec.overlap_cpu_optimizer_d2h_h2d),
+                 {"", "Overlap offload copies", "Megatron-LM --overlap-cpu-optimizer-d2h-h2d: gradient copies, CPU "
+                  "steps and parameter copies of successive parameters run concurrently"}),
       F::boolean("nccl_nvls", TRAINSIM_AT(spec.nccl_nvls),
                  {"", "NCCL NVLS", "NCCL_NVLS_ENABLE: NVLink SHARP buffers on systems that have it (about 1 GiB per communicator); false = NCCL_NVLS_ENABLE=0"}),
       F::boolean("moe_router_fusion", TRAINSIM_AT(spec.kernels.moe_router_fusion),

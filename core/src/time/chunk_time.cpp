@@ -19,9 +19,11 @@ CommTimes exposed(const CommTimes& comm, double compute_s, bool tp_overlap) {
 
 std::vector<std::vector<OpTime>> block_op_times(const Config& config, const ModelPlan& plan) {
   std::vector<std::vector<OpTime>> per_op(plan.blocks.size());
+  // The measured GEMM tables' keys are parsed once here, not at every lookup.
+  const GemmCalibrationTables tables(config.system, config.training);
   for (size_t b = 0; b < plan.blocks.size(); ++b) {
     per_op[b].reserve(plan.blocks[b]->ops.size());
-    for (const Op& op : plan.blocks[b]->ops) per_op[b].push_back(op_time(op, config));
+    for (const Op& op : plan.blocks[b]->ops) per_op[b].push_back(op_time(op, config, tables));
   }
   return per_op;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "time/nccl_tuning.h"
+
 namespace trainsim {
 namespace {
 
@@ -41,13 +43,52 @@ double link_time_s(CollectiveKind kind, double sent, double steps, const LinkSpe
   return sent / (bandwidth * efficiency) + latency * steps;
 }
 
+// A measured figure for this collective on this link (a fit of latency + bytes /
+// bandwidth to its own microbenchmarks) prices it as measured, not by NCCL's tuner.
+bool measured(CollectiveKind kind, const LinkSpec& link) {
+  const CollectiveSpec& m = link.collectives[static_cast<size_t>(kind)];
+  return m.efficiency > 0.0 || m.latency_s >= 0.0;
+}
+
+double bus_bandwidth(CollectiveKind kind, const LinkSpec& link) {
+  const CollectiveSpec& m = link.collectives[static_cast<size_t>(kind)];
+  return link.bandwidth_bytes_per_s * (m.efficiency > 0.0 ? m.efficiency : link.efficiency);
+}
+
+// All-reduce, all-gather and reduce-scatter are priced as NCCL's tuner picks them
+// (time/nccl_tuning.h); all-to-all (grouped send/recv, outside the tuner) and p2p
+// keep the alpha-beta form.
+bool tuned(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kAllGather ||
+         kind == CollectiveKind::kReduceScatter;
+}
+
+// NCCL's own per-step latencies (NcclCollective's defaults): a link's latency_us
+// prices the alpha-beta forms (all-to-all, p2p, measured figures) only.
+NcclCollective nccl_call(CollectiveKind kind, double bytes, int64_t ranks, int64_t nodes,
+                         double bus_bytes_per_s, const SystemSpec& system) {
+  NcclCollective c;
+  c.kind = kind;
+  c.bytes = bytes;
+  c.ranks = ranks;
+  c.nodes = nodes;
+  c.bus_bandwidth_bytes_per_s = bus_bytes_per_s;
+  c.compute_capability = system.gpu.compute_capability > 0.0 ? system.gpu.compute_capability : 9.0;
+  c.channels = std::max<int64_t>(1, system.nccl_channels);
+  return c;
+}
+
 }  // namespace
 
 double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
-                                          const LinkSpec& link) {
+                                          const LinkSpec& link, const SystemSpec& system) {
   if (bytes <= 0.0 || ranks <= 1) return 0.0;
   const RingCost ring = ring_cost(kind, static_cast<double>(ranks));
   const double sent = bytes * ring.data_factor;
+  if (tuned(kind) && !measured(kind, link)) {
+    const NcclCollective c = nccl_call(kind, bytes, ranks, 1, bus_bandwidth(kind, link), system);
+    return sent / nccl_fastest(c).time_s;
+  }
   return sent / link_time_s(kind, sent, ring.steps, link, link.bandwidth_bytes_per_s);
 }
 
@@ -143,6 +184,25 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
     }
   }
   double bandwidth = link.bandwidth_bytes_per_s;
+  if (tuned(kind) && !measured(kind, link)) {
+    if (!inter) {
+      const NcclCollective c =
+          nccl_call(kind, bytes, geometry.size, 1, bus_bandwidth(kind, link), system);
+      return nccl_fastest(c).time_s;
+    }
+    // Across nodes the ring's (and tree's) bus bandwidth is the slower of its
+    // members' NICs in a node and the intra-node hops between them (below).
+    const auto per_node = static_cast<double>(system.gpus_per_node);
+    const double stride = static_cast<double>(geometry.stride);
+    const double members = stride >= per_node ? 1.0 : std::min(n, per_node / stride);
+    double bus = bus_bandwidth(kind, link) * members;
+    const LinkSpec& inside =
+        members <= 1.0 ? system.intra_node : select_link(system, static_cast<int64_t>(members * stride));
+    if (members > 1.0) bus = std::min(bus, bus_bandwidth(kind, inside));
+    const auto nodes = static_cast<int64_t>(std::llround(n / members));
+    const NcclCollective c = nccl_call(kind, bytes, geometry.size, nodes, bus, system);
+    return nccl_fastest(c).time_s;
+  }
   if (inter) {
     const auto per_node = static_cast<double>(system.gpus_per_node);
     if (kind == CollectiveKind::kAllToAll) {

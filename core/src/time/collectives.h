@@ -8,6 +8,8 @@
 // notes): all-reduce moves 2(n-1)/n of the data in 2(n-1) steps, all-gather,
 // reduce-scatter and all-to-all (n-1)/n in n-1 steps, p2p the data in one
 // (the step counts of NVIDIA/nccl src/graph/tuning.cc ncclTopoTuneModel).
+// All-reduce, all-gather and reduce-scatter without a measured figure are priced
+// as NCCL's tuner picks them (ring or tree, LL / LL128 / Simple: time/nccl_tuning.h).
 // A collective runs below the link's datasheet bandwidth: its bus bandwidth
 // (nccl-tests doc/PERFORMANCE.md: algorithm bandwidth x 2(n-1)/n for
 // all-reduce, x (n-1)/n for the others) reaches at most the link's measured
@@ -38,12 +40,15 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group,
                          const ParallelSpec& parallel, const SystemSpec& system);
 
 // The bus bandwidth one collective of `bytes` (full logical tensor) over `ranks`
-// members on `link` achieves: bytes x busbw factor / time, with time = steps x
-// latency + bytes x factor / (bandwidth x efficiency). It tends to bandwidth x
-// efficiency for large messages; the latency term makes it depend on size and
-// group size as NCCL's ring model does (tuning.cc: time = latency + bytes / busBw).
+// members of one node on `link` achieves: bytes x busbw factor / time. All-reduce,
+// all-gather and reduce-scatter take the time of the algorithm and protocol NCCL's
+// tuner picks (time/nccl_tuning.h: a fixed latency per call plus per-step
+// latencies, and the protocol's share of bandwidth x efficiency); a collective with
+// a measured figure on the link, all-to-all and p2p take steps x latency + bytes x
+// factor / (bandwidth x efficiency). It tends to bandwidth x efficiency for large
+// messages and depends on size and group size through the latencies.
 double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
-                                          const LinkSpec& link);
+                                          const LinkSpec& link, const SystemSpec& system);
 
 // One step of a ring of point-to-point transfers over `group` (ring attention's
 // K/V exchange): every member sends `bytes` to its neighbour at once, so the step

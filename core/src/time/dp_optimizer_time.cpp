@@ -202,24 +202,59 @@ std::vector<OptimizerPass> optimizer_passes(const Config& config, double dense_p
   };
   // The grad shard the optimizer touches, in grad elements of the state's size.
   const double grad_shard = t.grad_reduce_in_bf16 ? states / 6.0 : states / 3.0;
+  const double gpu_share = 1.0 - t.optimizer_offload_fraction;
   std::vector<OptimizerPass> passes = {pass("zero_grad", grads),    // zero the grad buffer
                                        pass("grad_norm", grads)};   // grad L2 norm before the reduce
   if (p.dp * p.cp > 1) passes.push_back(pass("scale", 2.0 * grads));  // pre-reduce scaling
   passes.push_back(pass("shard_norm", grad_shard));                  // norm of the reduced shard
   passes.push_back(pass("clip", 2.0 * grad_shard));                  // clip
-  passes.push_back(pass("adam", grad_shard + 3.0 * states));         // Adam: read grad, r/w master, m, v
-  passes.push_back(pass("copy_params", 1.5 * states / 3.0));        // copy fp32 master -> bf16 params
+  // The GPU part of the shard (all of it without offload).
+  passes.push_back(pass("adam", gpu_share * (grad_shard + 3.0 * states)));  // Adam: read grad, r/w master, m, v
+  passes.push_back(pass("copy_params", gpu_share * 1.5 * states / 3.0));   // copy fp32 master -> bf16 params
+  if (t.optimizer_offload_fraction > 0.0) {
+    const double elements = t.optimizer_offload_fraction * states / 12.0;
+    const OffloadStepTime off = offloaded_step_time(config, elements);
+    passes.push_back({"d2h", 4.0 * elements, off.d2h_s});
+    passes.push_back({"host_adam", 28.0 * elements, off.host_step_s});
+    passes.push_back({"h2d", 4.0 * elements, off.h2d_s});
+  }
   return passes;
 }
 
 double optimizer_time_s(const Config& config, double dense_params, double expert_params) {
-  // Summed in the grouping the step time always used (figures stay bit-identical).
+  const TrainingSpec& t = config.training;
   const std::vector<OptimizerPass> p = optimizer_passes(config, dense_params, expert_params);
-  const size_t tail = p.size() - 4;  // shard norm, clip, Adam, copy
+  const size_t offload = t.optimizer_offload_fraction > 0.0 ? 3 : 0;
+  const size_t tail = p.size() - offload - 4;  // shard norm, clip, Adam, copy
   double seconds = p[0].seconds + p[1].seconds;
   if (tail == 3) seconds += p[2].seconds;
-  seconds += p[tail].seconds + p[tail + 1].seconds + p[tail + 2].seconds + p[tail + 3].seconds;
-  return seconds;
+  seconds += p[tail].seconds + p[tail + 1].seconds;
+  const double gpu_step_s = p[tail + 2].seconds + p[tail + 3].seconds;
+  if (offload == 0) return seconds + gpu_step_s;
+  const double d2h_s = p[tail + 4].seconds, host_s = p[tail + 5].seconds, h2d_s = p[tail + 6].seconds;
+  // HybridDeviceOptimizer.step: the gradient copies are queued first, the GPU part's Adam
+  // behind them, and the host steps its part once its copies landed; the updated
+  // parameters go back after the GPU part. With the overlap flag each parameter has its
+  // own copy streams and CPU optimizer, so copies and host steps pipeline.
+  if (t.overlap_cpu_optimizer_d2h_h2d) return seconds + std::max({gpu_step_s, d2h_s, host_s, h2d_s});
+  return seconds + d2h_s + std::max(gpu_step_s, host_s) + h2d_s;
+}
+
+OffloadStepTime offloaded_step_time(const Config& config, double offloaded_elements) {
+  const HostMemorySpec& host = config.system.host;
+  OffloadStepTime out;
+  if (offloaded_elements <= 0.0 || !host.stated()) return out;
+  const double link = host.link_bandwidth_bytes_per_s * host.link_efficiency;
+  // hybrid_optimizer.py: the fp32 gradient into its pinned host copy, the fp32 master copy
+  // back into the GPU parameter (param_update_in_fp32).
+  out.d2h_s = offloaded_elements * 4.0 / link;
+  out.h2d_s = offloaded_elements * 4.0 / link;
+  // torch.optim.AdamW(fused=True) on the CPU (aten/src/ATen/native/cpu/FusedAdamKernel.cpp):
+  // one streaming pass reading param, grad, exp_avg, exp_avg_sq and writing param, exp_avg,
+  // exp_avg_sq, all fp32: 28 B per element, bound by the host memory bandwidth.
+  out.host_step_s = offloaded_elements * 28.0 /
+                    (host.memory_bandwidth_bytes_per_s * host.memory_efficiency);
+  return out;
 }
 
 }  // namespace trainsim

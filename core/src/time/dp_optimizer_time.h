@@ -66,15 +66,27 @@ struct DpTime {
 DpTime dp_comm_time(const Config& config, const DpStage& stage);
 
 // Adam step over the GPU's shard, as a sequence of HBM passes (zero the grad
-// buffer, grad norm, scaling, clip, Adam, copy to bf16 params).
+// buffer, grad norm, scaling, clip, Adam, copy to bf16 params); with optimizer CPU
+// offload, the offloaded fraction's copies and host step beside the GPU part's Adam.
 double optimizer_time_s(const Config& config, double dense_params, double expert_params);
 
-// The passes optimizer_time_s sums, in order.
+// The passes optimizer_time_s combines, in order: the HBM passes of the GPU part, then with
+// optimizer CPU offload the "d2h", "host_adam" and "h2d" steps of the offloaded part (bytes
+// moved over the host link or through host memory).
 struct OptimizerPass {
   const char* name;
   double bytes = 0.0;    ///< HBM bytes read and written
   double seconds = 0.0;  ///< memory_kernel_time_s of those bytes
 };
 std::vector<OptimizerPass> optimizer_passes(const Config& config, double dense_params, double expert_params);
+
+// The offloaded part of an optimizer step over `offloaded_elements` shard elements:
+// gradient copies to the host, the host's Adam step, parameter copies back.
+struct OffloadStepTime {
+  double d2h_s = 0.0;
+  double host_step_s = 0.0;
+  double h2d_s = 0.0;
+};
+OffloadStepTime offloaded_step_time(const Config& config, double offloaded_elements);
 
 }  // namespace trainsim

@@ -110,9 +110,9 @@ double flash_occupancy(const Op& op, double tiles_half, int64_t num_sms) {
 // format keeps its own plateau and takes the table's shape dependence, the
 // residual over the dense table's median residual. Returns whether the result
 // now stands for a measurement.
-bool apply_calibration(const Op& op, Pass pass, const SystemSpec& system, const TrainingSpec& training,
-                       Figure table, EfficiencyLookup& out) {
-  const std::optional<GemmCalibration> c = calibrate_gemm(op, pass, system, training);
+bool apply_calibration(const Op& op, Pass pass, const GemmCalibrationTables& tables, Figure table,
+                       EfficiencyLookup& out) {
+  const std::optional<GemmCalibration> c = tables.calibrate(op, pass);
   if (!c) return false;
   out.calibration_figure = table;
   if (!op.fp8 && op.format == GemmFormat::kBf16) {
@@ -166,6 +166,11 @@ double gemm_shape_factor(const EfficiencySpec& spec, double k0, double m, double
 
 EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& system,
                                     const TrainingSpec& training) {
+  return compute_efficiency(op, pass, system, training, GemmCalibrationTables(system, training));
+}
+
+EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& system,
+                                    const TrainingSpec& training, const GemmCalibrationTables& tables) {
   const EfficiencySpec& e = system.efficiency;
   const ComputeClass cls = op.cost[static_cast<int>(pass)].compute;
   EfficiencyLookup out;
@@ -186,7 +191,7 @@ EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& s
                                                          : gemm_shape_factor(e, k0, n, k, rows, 1);
       out.efficiency = plateau(e, op.format, false, out.figure) * shape;
       out.source = EfficiencySource::kShapeModel;
-      found = apply_calibration(op, pass, system, training, Figure::kMeasuredGemm, out);
+      found = apply_calibration(op, pass, tables, Figure::kMeasuredGemm, out);
       break;
     }
     case ComputeClass::kGroupedGemm: {
@@ -208,7 +213,7 @@ EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& s
                                : gemm_shape_factor(e, k0, n, k, m, groups);
       out.efficiency = plateau(e, op.format, true, out.figure) * shape;
       out.source = EfficiencySource::kShapeModel;
-      found = apply_calibration(op, pass, system, training, Figure::kMeasuredGroupedGemm, out);
+      found = apply_calibration(op, pass, tables, Figure::kMeasuredGroupedGemm, out);
       break;
     }
     case ComputeClass::kAttentionForward:

@@ -9,6 +9,7 @@
 
 #include "model/op.h"
 #include "time/figures.h"
+#include "time/gemm_calibration.h"
 #include "trainsim/spec.h"
 
 namespace trainsim {
@@ -26,6 +27,10 @@ struct EfficiencyLookup {
 
 EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& system,
                                     const TrainingSpec& training);
+// The same with the system's measured GEMM tables parsed once beforehand (an
+// estimate builds them once: GemmCalibrationTables(system, training)).
+EfficiencyLookup compute_efficiency(const Op& op, Pass pass, const SystemSpec& system,
+                                    const TrainingSpec& training, const GemmCalibrationTables& tables);
 
 // The SimuMax-format key of an op's pass ("" when the op has no table).
 std::string efficiency_key(const Op& op, Pass pass, const TrainingSpec& training);

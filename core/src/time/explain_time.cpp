@@ -97,12 +97,31 @@ void explain_time_breakdown(const Config& config, const StageTimeFigures& f,
                   "Adam over this GPU's shard as HBM-bound passes (megatron/core/optimizer: zero_grad_buffer, "
                   "clip_grad_norm, FusedAdam/multi_tensor_adam, copy to bf16 params), each bytes / (HBM "
                   "bandwidth x system.efficiency.memory) + kernel latency (time/dp_optimizer_time.cpp)"};
+  // The GPU passes add up; with optimizer CPU offload the GPU part's Adam + copy runs beside
+  // the host's step and its copies (time/dp_optimizer_time.cpp, HybridDeviceOptimizer.step).
+  bool offload = false;
   for (const OptimizerPass& pass : f.optimizer) {
-    const std::string symbol = std::string("t_") + pass.name;
-    opt.formula += (opt.formula.empty() ? "" : " + ") + symbol;
-    opt.terms.push_back(term(symbol, pass.seconds, "s", std::string(pass.name) + ": " + bytes_text(pass.bytes) + " of HBM traffic"));
+    const std::string name = pass.name;
+    const bool host_side = name == "d2h" || name == "host_adam" || name == "h2d";
+    offload = offload || host_side;
+    const std::string symbol = "t_" + name;
+    if (name != "adam" && name != "copy_params" && !host_side) {
+      opt.formula += (opt.formula.empty() ? "" : " + ") + symbol;
+    }
+    opt.terms.push_back(term(symbol, pass.seconds, "s",
+                             name + ": " + bytes_text(pass.bytes) +
+                                 (name == "d2h" || name == "h2d" ? " over the host link"
+                                  : name == "host_adam"          ? " through host memory (fused CPU AdamW)"
+                                                                 : " of HBM traffic")));
   }
-  if (opt.formula.empty()) opt.formula = "0";
+  const std::string gpu_step = "(t_adam + t_copy_params)";
+  std::string tail = gpu_step;
+  if (offload) {
+    tail = config.training.overlap_cpu_optimizer_d2h_h2d
+               ? "max(max(" + gpu_step + ", t_d2h), max(t_host_adam, t_h2d))"
+               : "t_d2h + max(" + gpu_step + ", t_host_adam) + t_h2d";
+  }
+  opt.formula += (opt.formula.empty() ? "" : " + ") + tail;
   out.push_back(std::move(opt));
 }
 

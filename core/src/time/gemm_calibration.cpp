@@ -78,16 +78,11 @@ double bf16_model(const EfficiencySpec& e, bool grouped, const PassShape& s) {
   return plateau * gemm_shape_factor(e, e.gemm_k_half, s.m, s.n, s.k, s.groups);
 }
 
-struct Point {
-  PassShape shape;   ///< pass geometry, for the distance
-  double residual;   ///< measured / bf16 model
-};
-
 // Measured points of one class and pass, keeping the gradient dtype of the run
 // where the table has it (fp32 main-grad accumulation runs slower than bf16).
-std::vector<Point> points(const std::map<std::string, double>& table, bool grouped, Pass pass,
-                          const EfficiencySpec& e, std::string_view grad_dtype) {
-  std::vector<Point> all, same_grad;
+std::vector<GemmCalibrationPoint> points(const std::map<std::string, double>& table, bool grouped, Pass pass,
+                                         const EfficiencySpec& e, std::string_view grad_dtype) {
+  std::vector<GemmCalibrationPoint> all, same_grad;
   for (const auto& [key, measured] : table) {
     PassShape s;
     std::string_view grad;
@@ -103,7 +98,7 @@ std::vector<Point> points(const std::map<std::string, double>& table, bool group
     if (s.m <= 0.0 || s.n <= 0.0 || s.k <= 0.0 || s.groups <= 0.0) continue;
     const double model = bf16_model(e, grouped, s);
     if (model <= 0.0) continue;
-    all.push_back({s, measured / model});
+    all.push_back({s.m, s.n, s.k, s.groups, measured / model});
     if (grad == grad_dtype) same_grad.push_back(all.back());
   }
   return same_grad.empty() ? all : same_grad;
@@ -113,13 +108,12 @@ std::vector<Point> points(const std::map<std::string, double>& table, bool group
 // shapes, the distance taken in log m, log n, log k (GEMM efficiency varies
 // with the ratio of dimensions, not their difference); an exact shape returns
 // its own residual.
-double interpolate(const std::vector<Point>& pts, const PassShape& q) {
+double interpolate(const std::vector<GemmCalibrationPoint>& pts, const PassShape& q) {
   constexpr size_t kNeighbours = 4;
   std::vector<std::pair<double, double>> by_distance;  // (squared distance, residual)
   by_distance.reserve(pts.size());
-  for (const Point& p : pts) {
-    const double dm = std::log(p.shape.m / q.m), dn = std::log(p.shape.n / q.n),
-                 dk = std::log(p.shape.k / q.k);
+  for (const GemmCalibrationPoint& p : pts) {
+    const double dm = std::log(p.m / q.m), dn = std::log(p.n / q.n), dk = std::log(p.k / q.k);
     by_distance.emplace_back(dm * dm + dn * dn + dk * dk, p.residual);
   }
   const size_t count = std::min(kNeighbours, by_distance.size());
@@ -135,10 +129,11 @@ double interpolate(const std::vector<Point>& pts, const PassShape& q) {
   return sum / weights;
 }
 
-double median_dense_residual(const EfficiencySpec& e, std::string_view grad_dtype) {
+// The median residual of the dense table's points (all passes); 0 when it has none.
+double median_dense_residual(const std::array<std::vector<GemmCalibrationPoint>, kNumPasses>& dense) {
   std::vector<double> residuals;
-  for (const Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeight}) {
-    for (const Point& p : points(e.measured_gemm, false, pass, e, grad_dtype)) residuals.push_back(p.residual);
+  for (const auto& pass_points : dense) {
+    for (const GemmCalibrationPoint& p : pass_points) residuals.push_back(p.residual);
   }
   if (residuals.empty()) return 0.0;
   const auto mid = residuals.begin() + static_cast<std::ptrdiff_t>(residuals.size() / 2);
@@ -148,26 +143,34 @@ double median_dense_residual(const EfficiencySpec& e, std::string_view grad_dtyp
 
 }  // namespace
 
-std::optional<GemmCalibration> calibrate_gemm(const Op& op, Pass pass, const SystemSpec& system,
-                                              const TrainingSpec& training) {
+GemmCalibrationTables::GemmCalibrationTables(const SystemSpec& system, const TrainingSpec& training) {
   const EfficiencySpec& e = system.efficiency;
-  const ComputeClass cls = op.cost[static_cast<int>(pass)].compute;
-  const bool grouped = cls == ComputeClass::kGroupedGemm;
-  if (!grouped && cls != ComputeClass::kGemm) return std::nullopt;
-  const auto& table = grouped ? e.measured_grouped_gemm : e.measured_gemm;
   // Without a shape model (num_sms 0: one flat factor per class, as SimuMax's own
   // configs price a shape their table lacks, tests/validation/simumax_oracle_time_test.cpp)
   // there is nothing to calibrate: an unmeasured shape takes that factor.
-  if (table.empty() || e.num_sms <= 0 || e.gemm[static_cast<size_t>(GemmFormat::kBf16)] <= 0.0) {
-    return std::nullopt;
-  }
+  usable_ = e.num_sms > 0 && e.gemm[static_cast<size_t>(GemmFormat::kBf16)] > 0.0;
+  if (!usable_) return;
   const std::string_view grad_dtype = training.grad_reduce_in_bf16 ? "bf16" : "fp32";
-  const std::vector<Point> pts = points(table, grouped, pass, e, grad_dtype);
+  for (const bool grouped : {false, true}) {
+    const auto& table = grouped ? e.measured_grouped_gemm : e.measured_gemm;
+    if (table.empty()) continue;
+    for (const Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeight}) {
+      points_[grouped ? 1 : 0][static_cast<size_t>(pass)] = points(table, grouped, pass, e, grad_dtype);
+    }
+  }
+  dense_level_ = median_dense_residual(points_[0]);
+}
+
+std::optional<GemmCalibration> GemmCalibrationTables::calibrate(const Op& op, Pass pass) const {
+  const ComputeClass cls = op.cost[static_cast<int>(pass)].compute;
+  const bool grouped = cls == ComputeClass::kGroupedGemm;
+  if (!usable_ || (!grouped && cls != ComputeClass::kGemm)) return std::nullopt;
+  const std::vector<GemmCalibrationPoint>& pts = points_[grouped ? 1 : 0][static_cast<size_t>(pass)];
   if (pts.empty()) return std::nullopt;
   GemmCalibration out;
   const bool bf16 = !op.fp8 && op.format == GemmFormat::kBf16;
   if (!bf16) {
-    out.dense_level = median_dense_residual(e, grad_dtype);
+    out.dense_level = dense_level_;
     if (out.dense_level <= 0.0) return std::nullopt;  // no dense level to normalise by
   }
   // Rows per expert is an average that rounds to 0 with fewer routed tokens
@@ -179,6 +182,11 @@ std::optional<GemmCalibration> calibrate_gemm(const Op& op, Pass pass, const Sys
                               : dense_pass_shape(op, pass);
   out.residual = interpolate(pts, q);
   return out;
+}
+
+std::optional<GemmCalibration> calibrate_gemm(const Op& op, Pass pass, const SystemSpec& system,
+                                              const TrainingSpec& training) {
+  return GemmCalibrationTables(system, training).calibrate(op, pass);
 }
 
 }  // namespace trainsim

@@ -156,6 +156,13 @@ Calibration calibration_of(const Config& config, const ModelPlan& plan,
                                                            : "/intra_node_tiers");
   }
   if (world > per_node) links.emplace_back("/inter_node/efficiency");
+  // Optimizer CPU offload prices the host link and the host's memory bandwidth.
+  if (config.training.optimizer_offload_fraction > 0.0) {
+    links.emplace_back("/host/link_gb_per_s");
+    links.emplace_back("/host/link_efficiency");
+    links.emplace_back("/host/memory_bandwidth_gb_per_s_per_gpu");
+    links.emplace_back("/host/memory_efficiency");
+  }
   for (const std::string& pointer : links) {
     const Provenance* prov = figure_provenance(config.system, pointer);
     if (prov == nullptr || prov->kind == ProvenanceKind::kAssumed || prov->kind == ProvenanceKind::kConfig) {

@@ -57,18 +57,29 @@ void add_comm(CommTimes& times, CommGroup group, double seconds) {
 }
 
 // Ring attention (Transformer Engine's p2p cp_comm_type, AttnFuncWithCPAndKVP2P in
-// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py):
-// cp steps, each computing one K/V block while the next block is sent to / received
-// from the ring neighbours (flash_attn_p2p_communicate). The cp - 1 transfers each
-// hide behind one step's attention block (a cp-th of the op's compute in the pass);
-// the last block has no transfer to hide. A call carries the gathered size.
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py at
+// NVIDIA/TransformerEngine@d0067d0d): cp steps, each computing one K/V block while a
+// buffer is sent to / received from the ring neighbours (flash_attn_p2p_communicate,
+// one isend/irecv pair per step). Forward: steps 0 .. cp-2 each send the next K/V
+// block, the last step sends nothing. Backward (bf16/fp16 path): the ring buffer is
+// [K/V, dK/dV] (p2p_comm_buffers of shape (2, *kv.shape)); step 0 sends K/V only,
+// steps 1 .. cp-2 send K/V together with the dK/dV accumulated so far, and step
+// cp-1 sends dK/dV only, so backward moves 2 (cp-1) blocks, twice forward's. Each
+// step's transfer is waited on at the end of that step ("wait until dKV is
+// received"), so it hides behind that step's attention block only (a cp-th of the
+// op's compute in the pass). A call carries the gathered K/V size (cp blocks).
 double ring_exposed_s(const CommCall& call, const Config& config, const OpTime& t) {
   const ParallelSpec& p = config.training.parallel;
   const double cp = static_cast<double>(p.cp);
   if (p.cp <= 1) return 0.0;
-  const double step_s = ring_step_time_s(call.bytes / cp, Group::kCp, p, config.system);
+  const double block_bytes = call.bytes / cp;
   const double block_s = t.compute_s[static_cast<size_t>(call.pass)] / cp;
-  return (cp - 1.0) * std::max(0.0, step_s - block_s);
+  const auto exposed = [&](double bytes) {
+    return std::max(0.0, ring_step_time_s(bytes, Group::kCp, p, config.system) - block_s);
+  };
+  if (call.pass == Pass::kForward) return (cp - 1.0) * exposed(block_bytes);
+  // Backward: two single-block steps (the first and the last) and cp - 2 double ones.
+  return 2.0 * exposed(block_bytes) + (cp - 2.0) * exposed(2.0 * block_bytes);
 }
 
 }  // namespace
@@ -80,6 +91,10 @@ double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const 
 }
 
 OpTime op_time(const Op& op, const Config& config) {
+  return op_time(op, config, GemmCalibrationTables(config.system, config.training));
+}
+
+OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& tables) {
   OpTime t;
   const SystemSpec& system = config.system;
   // A captured op costs the host nothing per kernel (the graph is one launch).
@@ -97,7 +112,7 @@ OpTime op_time(const Op& op, const Config& config) {
     double compute_s = 0.0;
     if (cost.flops > 0.0) {
       const EfficiencyLookup eff =
-          compute_efficiency(op, static_cast<Pass>(pass), system, config.training);
+          compute_efficiency(op, static_cast<Pass>(pass), system, config.training, tables);
       (eff.measured ? t.measured_lookups : t.model_lookups) += 1;
       const GemmFormat format = cost.compute == ComputeClass::kGemm ||
                                         cost.compute == ComputeClass::kGroupedGemm

@@ -50,6 +50,8 @@ struct OpTime {
 };
 
 OpTime op_time(const Op& op, const Config& config);
+// The same with the measured GEMM tables parsed once per estimate (block_op_times).
+OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& tables);
 
 // HBM-bound time of `bytes` in `kernels` kernels of the given class.
 double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const GpuSpec& gpu,

@@ -261,6 +261,14 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   a.add_if(t.overlap.grad_reduce, "--overlap-grad-reduce");
   a.add_if(t.overlap.param_gather, "--overlap-param-gather");
   a.add_if(t.overlap.tp_comm, "--tp-comm-overlap");
+  if (t.optimizer_offload_fraction > 0.0) {
+    a.add("--optimizer-cpu-offload");
+    a.add("--optimizer-offload-fraction", nlohmann::json(t.optimizer_offload_fraction).dump());
+    a.add("--use-precision-aware-optimizer");
+    a.add_if(t.overlap_cpu_optimizer_d2h_h2d, "--overlap-cpu-optimizer-d2h-h2d");
+  } else if (t.overlap_cpu_optimizer_d2h_h2d) {
+    notes.push_back("overlap_cpu_optimizer_d2h_h2d has no effect without optimizer_offload_fraction > 0");
+  }
   if (c.model.moe && t.moe.capacity_factor > 0.0) {
     a.add("--moe-expert-capacity-factor", nlohmann::json(t.moe.capacity_factor).dump());
   }

@@ -128,6 +128,8 @@ const char* const kRead[] = {
     "--no-rope-fusion", "--moe-permute-fusion", "--moe-router-fusion",
     "--moe-router-num-groups", "--moe-router-group-topk", "--moe-router-load-balancing-type",
     "--moe-aux-loss-coeff", "--moe-router-enable-expert-bias", "--moe-router-dtype",
+    "--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-torch-optimizer-for-cpu-offload",
+    "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer",
 };
 
 struct Noted {
@@ -156,10 +158,6 @@ const Noted kNotModelled[] = {
     {"--disable-tp-comm-split-ag", "per-GEMM tensor-parallel overlap settings are not modelled"},
     {"--disable-tp-comm-split-rs", "per-GEMM tensor-parallel overlap settings are not modelled"},
     {"--no-bias-gelu-fusion", "unfused bias-gelu kernels are not modelled"},
-    {"--optimizer-cpu-offload", "optimizer offload to CPU is not modelled"},
-    {"--optimizer-offload-fraction", "optimizer offload to CPU is not modelled"},
-    {"--use-torch-optimizer-for-cpu-offload", "optimizer offload to CPU is not modelled"},
-    {"--overlap-cpu-optimizer-d2h-h2d", "optimizer offload to CPU is not modelled"},
     {"--no-async-tensor-model-parallel-allreduce", "synchronous tensor-parallel all-reduce is not modelled"},
     {"--microbatch-group-size-per-virtual-pipeline-stage", "trainsim schedules interleaved groups of pp micro-batches"},
     {"--no-overlap-p2p-communication", "exposed pipeline p2p of the interleaved schedule is not modelled"},
@@ -204,7 +202,6 @@ const Noted kNotModelled[] = {
     {"--hybrid-override-pattern", "hybrid Mamba models are not modelled"},
     {"--is-hybrid-model", "hybrid Mamba models are not modelled"},
     {"--yaml-cfg", "flags inside the YAML file are not read; paste them as flags"},
-    {"--use-precision-aware-optimizer", "optimizer states in other dtypes than fp32 are not modelled"},
     {"--main-grads-dtype", "optimizer states in other dtypes than fp32 are not modelled"},
     {"--main-params-dtype", "optimizer states in other dtypes than fp32 are not modelled"},
     {"--exp-avg-dtype", "optimizer states in other dtypes than fp32 are not modelled"},

@@ -236,6 +236,26 @@ void read_sharding(FlagReader& r, json& t) {
   t["zero_stage"] = stage;
 }
 
+// Optimizer CPU offload (arguments.py: --optimizer-offload-fraction defaults to 1.0 and
+// applies only with --optimizer-cpu-offload, which needs --use-precision-aware-optimizer;
+// --use-torch-optimizer-for-cpu-offload changes nothing for Adam, whose GPU and CPU
+// classes megatron/core/optimizer/__init__.py sets either way).
+void read_offload(FlagReader& r, json& t) {
+  const bool offload = r.flag("--optimizer-cpu-offload");
+  const auto fraction = r.number("--optimizer-offload-fraction", 0.0, 1.0);
+  const bool overlap = r.flag("--overlap-cpu-optimizer-d2h-h2d");
+  if (!offload) {
+    if (r.has("--optimizer-offload-fraction")) r.note("--optimizer-offload-fraction has no effect without --optimizer-cpu-offload");
+    if (overlap) r.note("--overlap-cpu-optimizer-d2h-h2d has no effect without --optimizer-cpu-offload");
+    return;
+  }
+  if (!r.flag("--use-precision-aware-optimizer")) {
+    r.error("--optimizer-cpu-offload", "needs --use-precision-aware-optimizer, as Megatron-LM's arguments.py requires");
+  }
+  t["optimizer_offload_fraction"] = fraction.value_or(1.0);
+  t["overlap_cpu_optimizer_d2h_h2d"] = overlap;
+}
+
 // --cuda-graph-impl / --cuda-graph-modules, and the deprecated --enable-cuda-graph
 // (local), --external-cuda-graph (transformer_engine) and --cuda-graph-scope
 // (an alias of the modules), as arguments.py rewrites them.
@@ -364,6 +384,7 @@ json read_training(FlagReader& r, int64_t num_layers, bool moe) {
   read_context_parallel(r, t);
   read_recompute(r, t);
   read_sharding(r, t);
+  read_offload(r, t);
   read_kernels(r, t);
   if (moe) read_moe_training(r, t);
   return t;
