@@ -76,11 +76,19 @@ export function inspectTests({ url, artifacts }) {
       await page.click(`#memory-table td[data-explain="${pointer}"]`);
       await page.waitForSelector('#explain-dialog[open]');
       const x = explained.get(pointer);
+      assert.equal(x.value, result.memory.stages.find((st) => st.stage === result.memory.peak_stage).optimizer_bytes, 'the number clicked');
+      assert.match(await page.textContent('.explain-value'), /^\d[\d.]* (GiB|MiB) \(/);
       assert.equal(await page.textContent('#explain-title'), `Optimizer states, stage ${result.memory.peak_stage}`);
       assert.equal(await page.textContent('#explain-formula'), x.formula.replace(/ \* /g, ' × '));
       assert.deepEqual(await page.$$eval('#explain-terms tbody tr', (trs) => trs.map((tr) => [tr.dataset.symbol, Number(tr.dataset.value)])),
         x.terms.map((t) => [t.symbol, t.value]));
-      assert.match(await page.textContent('#explain-values'), /GiB|MiB/);
+      // The formula again with this plan's values: each term as its row shows it, no symbol left.
+      const values = await page.textContent('#explain-values');
+      const shown = await page.$$eval('#explain-terms tbody tr', (trs) => trs.map((tr) => [tr.dataset.symbol, tr.cells[1].textContent]));
+      for (const [symbol, text] of shown) {
+        assert.ok(values.includes(text), `${symbol} = ${text} in "${values}"`);
+        assert.doesNotMatch(values, new RegExp(`\\b${symbol}\\b`), `${symbol} replaced in "${values}"`);
+      }
       assert.equal(await page.textContent('#explain-source'), x.source);
       assert.match(x.source, /distrib_optimizer\.py/);
       await shots(page, artifacts, 'explain-memory', { fullPage: false, sizes: [['laptop', 1366, 900], ['phone', 390, 844]], schemes: ['light'] });

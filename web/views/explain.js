@@ -3,7 +3,7 @@
 // its formula, the formula with this plan's values, each term and the source).
 // The page formats the core's values and re-derives nothing.
 import { h } from '../lib/dom.js';
-import { bytesUnit, formatBytesIn, formatCount, formatSecondsIn, secondsUnit } from '../lib/format.js';
+import { bytesUnit, formatBytesIn, formatSecondsIn, secondsUnit } from '../lib/format.js';
 
 const PART_LABELS = {
   parameters_bytes: 'Parameters', gradients_bytes: 'Gradients', optimizer_bytes: 'Optimizer states', buffers_bytes: 'Buffers',
@@ -28,7 +28,8 @@ export function partLabel(pointer) {
 export function formatTerm(value, unit) {
   if (unit === 'bytes') return formatBytesIn(value, bytesUnit(value));
   if (unit === 's') return formatSecondsIn(value, secondsUnit(value));
-  if (unit === 'count') return Number.isInteger(value) && Math.abs(value) < 1e6 ? String(value) : formatCount(value);
+  // Large counts as 1.57e9, not "1.57 B": beside bytes/param a "B" reads as bytes.
+  if (unit === 'count') return Math.abs(value) < 1e6 ? String(Number(value.toPrecision(6))) : value.toExponential(2).replace('e+', 'e');
   if (unit === 'fraction') return String(Number(value.toPrecision(6)));
   return `${Number(value.toPrecision(6))} ${unit}`;
 }
