@@ -92,6 +92,15 @@ export function inspectTests({ url, artifacts }) {
       assert.equal(await page.textContent('#explain-source'), x.source);
       assert.match(x.source, /distrib_optimizer\.py/);
       await shots(page, artifacts, 'explain-memory', { fullPage: false, sizes: [['laptop', 1366, 900], ['phone', 390, 844]], schemes: ['light'] });
+      // On a phone the terms and the source wrap inside the dialog (nothing cut off at its edge).
+      await page.setViewportSize({ width: 390, height: 844 });
+      const overflow = await page.evaluate(() => {
+        const body = document.querySelector('#explain-dialog .dialog-body').getBoundingClientRect();
+        return ['#explain-terms', '#explain-source', '#explain-values'].map((id) => [id, document.querySelector(id).getBoundingClientRect().right - body.right])
+          .filter(([, beyond]) => beyond > 0.5);
+      });
+      assert.deepEqual(overflow, [], 'wider than the dialog on a phone');
+      await page.setViewportSize({ width: 1366, height: 900 });
       await page.click('#explain-close');
       assert.equal(await page.isVisible('#explain-dialog'), false);
       // A time part, from the keyboard.

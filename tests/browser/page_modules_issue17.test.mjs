@@ -66,7 +66,9 @@ export async function issue17ModuleTests(args) {
       assert.equal(formatTerm(16, 'count'), '16');
       assert.equal(formatTerm(2.5, 'count'), '2.5');
       assert.equal(formatTerm(12, 'bytes/param'), '12 bytes/param');
-      assert.equal(formatTerm(3 * GiB, 'bytes'), '3.00 GiB');
+      assert.equal(formatTerm(3 * GiB, 'bytes'), '3 GiB');
+      assert.equal(formatTerm(146.5712, 's'), '146.57 s');
+      assert.equal(formatTerm(0.3487174, 's'), '348.72 ms');
       const terms = [{ symbol: 'P_dense', value: 1571389440, unit: 'count' }, { symbol: 'b_adam', value: 12, unit: 'bytes/param' },
         { symbol: 'g_dense', value: 2, unit: 'count' }, { symbol: 'f_off', value: 0.25, unit: 'fraction' }];
       assert.equal(substitute('P_dense * b_adam / g_dense * (1 - f_off)', terms), '1.57e9 × 12 bytes/param / 2 × (1 - 0.25)');

@@ -24,17 +24,21 @@ export function partLabel(pointer) {
   return pointer.startsWith('/time/breakdown/') ? `${label} (critical stage)` : label;
 }
 
-// A value in its term's unit, readable.
+// A term's value in its unit, to five significant digits: a difference of two
+// large terms (the bubble's T - W) stays legible.
+const precise = (value, unit) => `${Number((value / unit.size).toPrecision(5))} ${unit.name}`;
 export function formatTerm(value, unit) {
-  if (unit === 'bytes') return formatBytesIn(value, bytesUnit(value));
-  if (unit === 's') return formatSecondsIn(value, secondsUnit(value));
+  if (unit === 'bytes') return precise(value, bytesUnit(value));
+  if (unit === 's') return precise(value, secondsUnit(value));
   // Large counts as 1.57e9, not "1.57 B": beside bytes/param a "B" reads as bytes.
   if (unit === 'count') return Math.abs(value) < 1e6 ? String(Number(value.toPrecision(6))) : value.toExponential(2).replace('e+', 'e');
   if (unit === 'fraction') return String(Number(value.toPrecision(6)));
   return `${Number(value.toPrecision(6))} ${unit}`;
 }
 
-const unitOf = (pointer) => (pointer.endsWith('_bytes') ? 'bytes' : pointer.endsWith('_s') ? 's' : '');
+// The number clicked, as the page shows it elsewhere.
+const formatPart = (value, pointer) => (pointer.endsWith('_bytes') ? formatBytesIn(value, bytesUnit(value))
+  : pointer.endsWith('_s') ? formatSecondsIn(value, secondsUnit(value)) : String(value));
 
 // The formula with each symbol replaced by its value ("m * F" -> "64 × 12.3 ms").
 export function substitute(formula, terms) {
@@ -65,7 +69,7 @@ export function mount(root, store) {
     } else {
       const name = title.textContent.split(',')[0].split(' (')[0];
       body.replaceChildren(
-        h('p', { class: 'explain-value' }, h('strong', { text: formatTerm(x.value, unitOf(pointer)) }), h('span', { class: 'note', text: ` (${x.value})` })),
+        h('p', { class: 'explain-value' }, h('strong', { text: formatPart(x.value, pointer) }), h('span', { class: 'note', text: ` (${x.value})` })),
         h('p', { class: 'explain-formula' }, `${name} = `, h('code', { id: 'explain-formula', text: x.formula.replace(/ \* /g, ' × ') })),
         h('p', { class: 'explain-formula' }, '= ', h('code', { id: 'explain-values', text: substitute(x.formula, x.terms) })),
         h('table', { class: 'numbers-table explain-terms', id: 'explain-terms' },
