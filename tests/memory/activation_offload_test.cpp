@@ -4,7 +4,9 @@
 // their D2H copies (forward) and H2D reloads (backward) that the layers' compute does not hide.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include "interop/interop_test_util.h"
 #include "test_util.h"
@@ -135,9 +137,12 @@ TEST(ActivationOffloadTest, MegatronFlagRoundTrips) {
   const json plain = json::parse(export_megatron_json(offload_config(0).dump()));
   EXPECT_EQ(plain["result"]["command"].get<std::string>().find("--cpu-offloading"), std::string::npos);
   // Megatron-LM's own limits come back at the flag.
-  const json refused = json::parse(import_megatron_json(command + " --recompute-granularity full "
-                                                        "--recompute-method uniform --recompute-num-layers 1",
-                                                        "h100-sxm-80gb"));
+  std::string with_recompute = command;
+  while (!with_recompute.empty() && std::isspace(static_cast<unsigned char>(with_recompute.back()))) {
+    with_recompute.pop_back();
+  }
+  with_recompute += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+  const json refused = json::parse(import_megatron_json(with_recompute, "h100-sxm-80gb"));
   ASSERT_FALSE(refused["ok"].get<bool>()) << refused;
   EXPECT_EQ(refused["errors"][0]["path"], "/args/--cpu-offloading-num-layers") << refused;
 }
