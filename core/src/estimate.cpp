@@ -46,20 +46,13 @@ void apply_verdict(const Config& config, const EstimateOptions& options, Estimat
 }
 
 // Stages whose traces are past the replay's bounds (memory/stage_replay.h).
-void note_unreplayed_stages(const Config& config, Estimate& estimate) {
+void note_unreplayed_stages(Estimate& estimate) {
   int64_t count = 0, first = -1;
   for (const StageMemory& s : estimate.memory.stages) {
     if (s.allocator.replayed) continue;
     if (count++ == 0) first = s.stage;
   }
   if (count == 0) return;
-  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
-    estimate.notes.push_back(
-        "the allocation trace follows Megatron-LM's 1F1B and interleaved orders only: under this "
-        "pipeline_schedule no stage is replayed through the caching allocator, and reserved bytes "
-        "are the allocated peak, a lower bound");
-    return;
-  }
   estimate.notes.push_back(
       std::to_string(count) + " pipeline stage(s) (the first: stage " + std::to_string(first) +
       ") were not replayed through the caching allocator: their allocation traces are past the "
@@ -78,7 +71,7 @@ bool replayed_memory_fits(const Config& config, double memory_headroom, BlockCac
   }
   std::vector<StageMemory> stages = estimate_stage_memory(config, plan, false, &in_flight);
   lower_bound_reserved(config, stages);
-  return replayed_stages_fit(config, plan, stages, memory_headroom);
+  return replayed_stages_fit(config, plan, stages, memory_headroom, &in_flight);
 }
 
 Estimate estimate_with(const Config& config, const EstimateOptions& options, BlockCache* cache) {
@@ -104,8 +97,8 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
     ReplayOptions replay;
     replay.describe = options.describe;
     replay.find_need = options.memory_need;
-    replay_stage_memory(config, plan, result.memory.stages, replay);
-    if (options.describe) note_unreplayed_stages(config, result);
+    replay_stage_memory(config, plan, result.memory.stages, replay, &in_flight);
+    if (options.describe) note_unreplayed_stages(result);
   } else {
     lower_bound_reserved(config, result.memory.stages);
   }

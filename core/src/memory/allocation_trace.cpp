@@ -1,5 +1,6 @@
 #include "memory/allocation_trace.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainsim {
@@ -51,6 +52,24 @@ class ProgramBuilder {
     transient(p_.backward, bytes, op, phase);
     transient(p_.split_backward, bytes, op, phase);
   }
+  // A saved tensor split in two (split-backward orders): the share its W reads
+  // (slot `kept`) and the rest (slot `rest`), allocated together.
+  void forward_split(int32_t kept, int64_t kept_bytes, int32_t rest, int64_t rest_bytes,
+                     int64_t working, int32_t op, WalkPhase phase) {
+    if (kept_bytes > 0) push(p_.forward, {kept, false, false, kept_bytes, op, phase});
+    if (rest_bytes > 0) push(p_.forward, {rest, false, false, rest_bytes, op, phase});
+    transient(p_.forward, working - kept_bytes - rest_bytes, op, phase);
+  }
+  // BW frees both parts, B the rest, W the kept share.
+  void release_split(int32_t kept, int64_t kept_bytes, int32_t rest, int64_t rest_bytes, int32_t op,
+                     WalkPhase phase) {
+    if (kept_bytes > 0) push(p_.backward, {kept, true, false, 0, op, phase});
+    if (rest_bytes > 0) {
+      push(p_.backward, {rest, true, false, 0, op, phase});
+      push(p_.split_backward, {rest, true, false, 0, op, phase});
+    }
+    if (kept_bytes > 0) push(p_.weight, {kept, true, false, 0, op, phase});
+  }
   void release(int32_t slot, int32_t op, WalkPhase phase, bool keep_for_weight) {
     push(p_.backward, {slot, true, false, 0, op, phase});
     if (keep_for_weight) {
@@ -73,13 +92,37 @@ class ProgramBuilder {
   BlockProgram& p_;
 };
 
-// The walk of model/activation_walk.cpp, event by event.
-BlockProgram op_program(const Block& block) {
+// The walk of model/activation_walk.cpp, event by event. kept_fraction < 0:
+// one tensor per saved activation (slot i of op i; Megatron's BW orders).
+// kept_fraction >= 0 (orders with B and W passes): op i's saved tensor is two,
+// its share kept_fraction that the W reads (slot 2i) and the rest (2i + 1), so
+// a B frees (1 - kept_fraction) of the stored bytes and its W the rest, as
+// stage_memory counts the micro-batches waiting for their W
+// (model/schedule_in_flight.h weight_kept_fraction: Qi et al., "Zero Bubble
+// Pipeline Parallelism", ICLR 2024, arXiv:2401.10241 section 3; the runtime's
+// f_mem / b_mem / w_mem, sail-sg/zero-bubble-pipeline-parallelism
+// megatron/core/pipeline_parallel/zb_schedules.py, whose WeightGradStore keeps
+// the GEMMs' inputs and output gradients for the deferred weight GEMMs).
+// Tensors a recompute makes inside the backward are freed by the B.
+BlockProgram op_program(const Block& block, double kept_fraction) {
   BlockProgram p;
   const OpList& ops = block.ops;
+  const bool split = kept_fraction >= 0.0;
   const std::vector<char> first = recompute_segment_starts(ops);
   std::vector<int64_t> stored(ops.size(), 0);
+  std::vector<int64_t> kept(ops.size(), 0);  // split: op i's share kept for the W
   ProgramBuilder b(p);
+  const auto whole_slot = [&](size_t i) { return static_cast<int32_t>(split ? 2 * i + 1 : i); };
+  // The release of a tensor the forward saved.
+  const auto release_saved = [&](size_t i, WalkPhase phase) {
+    const auto index = static_cast<int32_t>(i);
+    if (split) {
+      b.release_split(static_cast<int32_t>(2 * i), kept[i], whole_slot(i), stored[i] - kept[i], index,
+                      phase);
+    } else {
+      b.release(index, index, phase, weight_gemm(ops[i]));
+    }
+  };
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (!op.recompute) {
@@ -88,14 +131,20 @@ BlockProgram op_program(const Block& block) {
       stored[i] = op.offload_input ? 0 : to_bytes(op.input_bytes);
     }
     const auto index = static_cast<int32_t>(i);
-    b.forward(index, stored[i], to_bytes(op.fwd_peak_bytes), index, WalkPhase::kForward);
+    if (split) {
+      kept[i] = std::min(stored[i], to_bytes(kept_fraction * static_cast<double>(stored[i])));
+      b.forward_split(static_cast<int32_t>(2 * i), kept[i], whole_slot(i), stored[i] - kept[i],
+                      to_bytes(op.fwd_peak_bytes), index, WalkPhase::kForward);
+    } else {
+      b.forward(index, stored[i], to_bytes(op.fwd_peak_bytes), index, WalkPhase::kForward);
+    }
   }
   for (size_t end = ops.size(); end > 0;) {
     const size_t i = end - 1;
     const auto index = static_cast<int32_t>(i);
     if (!ops[i].recompute) {
       b.both_transient(to_bytes(ops[i].bwd_peak_bytes), index, WalkPhase::kBackward);
-      if (stored[i] > 0) b.release(index, index, WalkPhase::kBackward, weight_gemm(ops[i]));
+      if (stored[i] > 0) release_saved(i, WalkPhase::kBackward);
       end = i;
       continue;
     }
@@ -107,29 +156,39 @@ BlockProgram op_program(const Block& block) {
       if (j != start) {
         stored[j] = to_bytes(ops[j].cache_bytes);
         saved = stored[j];
-        if (saved > 0) b.both(jj, false, saved, jj, WalkPhase::kRecomputeForward);
+        if (saved > 0) b.both(whole_slot(j), false, saved, jj, WalkPhase::kRecomputeForward);
       }
       b.both_transient(to_bytes(ops[j].fwd_peak_bytes) - saved, jj, WalkPhase::kRecomputeForward);
     }
     for (size_t j = i + 1; j-- > start;) {  // then its backward
       const auto jj = static_cast<int32_t>(j);
       b.both_transient(to_bytes(ops[j].bwd_peak_bytes), jj, WalkPhase::kRecomputeBackward);
-      if (stored[j] > 0) b.release(jj, jj, WalkPhase::kRecomputeBackward, weight_gemm(ops[j]));
+      if (stored[j] <= 0) continue;
+      if (j == start || !split) {
+        release_saved(j, WalkPhase::kRecomputeBackward);
+      } else {
+        b.release(whole_slot(j), jj, WalkPhase::kRecomputeBackward, false);
+      }
     }
     end = start;
   }
-  p.slots = static_cast<int32_t>(ops.size());
+  p.slots = static_cast<int32_t>(ops.size()) * (split ? 2 : 1);
   return p;
 }
 
 // A block as one saved tensor (two with a split backward) and one working set.
-BlockProgram layer_program(const Block& block) {
+// kept_fraction >= 0: the second tensor is that share of the saved bytes (see
+// op_program()); < 0: the GEMMs' saved inputs.
+BlockProgram layer_program(const Block& block, double kept_fraction) {
   BlockProgram p;
   ProgramBuilder b(p);
   const int64_t saved = to_bytes(block.walk.stored_bytes);
-  double kept_for_weight = 0.0;
-  for (const Op& op : block.ops) {
-    if (!op.recompute && weight_gemm(op)) kept_for_weight += op.cache_bytes;
+  double kept_for_weight = kept_fraction * static_cast<double>(saved);
+  if (kept_fraction < 0.0) {
+    kept_for_weight = 0.0;
+    for (const Op& op : block.ops) {
+      if (!op.recompute && weight_gemm(op)) kept_for_weight += op.cache_bytes;
+    }
   }
   const int64_t weight_part = std::min(saved, to_bytes(kept_for_weight));
   b.forward(0, saved - weight_part, saved - weight_part, -1, WalkPhase::kForward);
@@ -161,10 +220,14 @@ class Emitter {
     for (const ChunkPlan& chunk : plan.stages[spec.stage]) {
       for (const BlockRun& run : chunk.runs) used[static_cast<size_t>(run.block)] = 1;
     }
+    // Orders with B passes keep each saved tensor's weight_kept_fraction until its W.
+    const bool split = std::any_of(spec.order.begin(), spec.order.end(),
+                                   [](const PassStep& s) { return s.kind == PassKind::kBackward; });
+    const double kept = split ? std::clamp(spec.weight_kept_fraction, 0.0, 1.0) : -1.0;
     for (size_t i = 0; i < plan.blocks.size(); ++i) {
       if (!used[i]) continue;
-      programs_[i] = spec.granularity == TraceGranularity::kOp ? op_program(*plan.blocks[i])
-                                                               : layer_program(*plan.blocks[i]);
+      programs_[i] = spec.granularity == TraceGranularity::kOp ? op_program(*plan.blocks[i], kept)
+                                                               : layer_program(*plan.blocks[i], kept);
     }
   }
 

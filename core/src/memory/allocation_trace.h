@@ -18,9 +18,11 @@
 // allocator's rounding, splitting and caching come on top.
 //
 // Modelling choices (each op's memory is what the op walk says, in at most
-// two tensors): an op's saved bytes are one tensor and its working set one
-// more; a B pass of a split-backward schedule frees all but the GEMMs' saved
-// inputs, which its W pass frees. TraceGranularity::kLayer folds each block
+// three tensors): an op's saved bytes are one tensor and its working set one
+// more; under an order with B and W passes (zero bubble, DualPipe's cool-down)
+// the saved bytes are two tensors, the share weight_kept_fraction a B leaves
+// for its W and the rest, which the B frees (the W frees the share), so the
+// trace's peak is stage_memory's for these schedules too. TraceGranularity::kLayer folds each block
 // (a layer) into one saved tensor and one working set: the same peak, fewer
 // events, for traces that would be too long.
 #pragma once
@@ -65,6 +67,9 @@ struct StageTraceSpec {
   const StageStatics* statics = nullptr;
   std::vector<PassStep> order;  ///< one step of this rank
   TraceGranularity granularity = TraceGranularity::kOp;
+  /// Orders with B passes: the share of each saved tensor a B leaves for its W
+  /// (ScheduleInFlight::weight_kept_fraction, what stage_memory counts).
+  double weight_kept_fraction = 0.0;
 };
 
 // Events the trace holds (the same count emit_stage_trace() sends), O(blocks + passes).

@@ -3,6 +3,10 @@
 // virtual chunks. The allocation trace (allocation_trace.h) is built from this
 // order, so any schedule that can list its per-rank order gets a trace.
 //
+// PassKind and PassStep live in model/pass_step.h; the zero-bubble and DualPipe
+// orders come from the time model's generators (time/schedule_orders.h) through
+// ScheduleInFlight::ranks[r].order (model/schedule_in_flight.h).
+//
 // megatron_pass_order() lists Megatron-LM's orders: 1F1B
 // (megatron/core/pipeline_parallel/schedules.py,
 // forward_backward_pipelining_without_interleaving: min(pp - r - 1, m) warm-up
@@ -16,20 +20,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/pass_step.h"
+
 namespace trainsim {
-
-enum class PassKind : uint8_t {
-  kForward,         ///< F
-  kBackward,        ///< B: input gradient only (its W runs later)
-  kWeight,          ///< W: the weight gradient of an earlier B
-  kBackwardWeight,  ///< BW: the whole backward (what Megatron-LM runs)
-};
-
-struct PassStep {
-  PassKind kind = PassKind::kForward;
-  int32_t chunk = 0;        ///< local virtual chunk
-  int32_t micro_batch = 0;  ///< 0-based within the step
-};
 
 // Megatron-LM's order on rank `stage` of `pp` with `vpp` chunks and `m`
 // micro-batches (groups of `group` micro-batches per virtual stage; Megatron's

@@ -7,6 +7,7 @@
 #include "memory/pass_order.h"
 #include "memory/peak_names.h"
 #include "memory/trace_replay.h"
+#include "trainsim/issue.h"
 
 namespace trainsim {
 namespace {
@@ -52,19 +53,34 @@ std::string granularity_name(TraceGranularity g) {
 
 }  // namespace
 
-std::vector<StageTracePlan> plan_stage_traces(const Config& config, const ModelPlan& plan) {
+StageTraceSpec stage_trace_spec(const ModelPlan& plan, size_t stage, const StageTracePlan& t) {
+  StageTraceSpec spec{&plan, stage, &t.statics, t.order, t.granularity};
+  spec.weight_kept_fraction = t.weight_kept_fraction;
+  return spec;
+}
+
+std::vector<StageTracePlan> plan_stage_traces(const Config& config, const ModelPlan& plan,
+                                              const ScheduleInFlight* in_flight) {
   const ParallelSpec& p = config.training.parallel;
   const int64_t m = config.training.num_micro_batches;
+  const bool megatron = p.schedule == PipelineSchedule::kOneFOneB;
+  TRAINSIM_CHECK(megatron || (in_flight != nullptr && in_flight->ranks.size() == plan.stages.size()),
+                 "stage traces: the schedule's orders are missing");
   std::vector<StageTracePlan> traces(plan.stages.size());
   int64_t total = 0;
   for (size_t stage = 0; stage < plan.stages.size(); ++stage) {
     StageTracePlan& t = traces[stage];
     const auto r = static_cast<int64_t>(stage);
-    const int64_t kept = compressed_micro_batches(p.pp, p.vpp, m, r, kSteadyCycles);
-    t.order = megatron_pass_order(p.pp, p.vpp, kept, r, p.pp);
+    if (megatron) {
+      const int64_t kept = compressed_micro_batches(p.pp, p.vpp, m, r, kSteadyCycles);
+      t.order = megatron_pass_order(p.pp, p.vpp, kept, r, p.pp);
+    } else {
+      // The time model's order for this rank, every micro-batch (no compression).
+      t.order = in_flight->ranks[stage].order;
+      t.weight_kept_fraction = in_flight->weight_kept_fraction;
+    }
     t.statics = stage_statics(config, plan, stage, true);
-    StageTraceSpec spec{&plan, stage, &t.statics, t.order, TraceGranularity::kOp};
-    t.events = stage_trace_events(spec);
+    t.events = stage_trace_events(stage_trace_spec(plan, stage, t));
     total += t.events;
   }
   if (total <= kTraceEventBudget) return traces;
@@ -73,8 +89,7 @@ std::vector<StageTracePlan> plan_stage_traces(const Config& config, const ModelP
     StageTracePlan& t = traces[stage];
     t.granularity = TraceGranularity::kLayer;
     t.statics = stage_statics(config, plan, stage, false);
-    StageTraceSpec spec{&plan, stage, &t.statics, t.order, t.granularity};
-    t.events = stage_trace_events(spec);
+    t.events = stage_trace_events(stage_trace_spec(plan, stage, t));
     t.replayable = t.events <= kStageTraceEventLimit;
   }
   return traces;
@@ -102,8 +117,9 @@ void lower_bound_reserved(const Config& config, std::vector<StageMemory>& stages
 }
 
 void replay_stage_memory(const Config& config, const ModelPlan& plan,
-                         std::vector<StageMemory>& stages, const ReplayOptions& options) {
-  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
+                         std::vector<StageMemory>& stages, const ReplayOptions& options,
+                         const ScheduleInFlight* in_flight) {
+  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan, in_flight);
   const double usable = usable_capacity_bytes(config.system.gpu);
   const auto count = static_cast<int64_t>(stages.size());
   const int64_t points = options.timeline_points >= 0
@@ -116,9 +132,6 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
     s.fragmentation_bytes = 0.0;
     s.device_bytes = s.reserved_bytes + s.outside_allocator_bytes;
   }
-  // The trace follows Megatron-LM's 1F1B and interleaved orders (pass_order.h);
-  // the zero-bubble and DualPipe orders are not traced yet.
-  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) return;
   // Stages with the largest need first (they decide the verdict), while the
   // replays stay within kReplayEventBudget; then the need of the stages that
   // ran out of memory, within kNeedEventBudget.
@@ -135,7 +148,7 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
     const StageTracePlan& t = traces[i];
     AllocatorReplaySummary& a = s.allocator;
     if (!t.replayable || t.events > budget) continue;
-    const StageTraceSpec spec{&plan, i, &t.statics, t.order, t.granularity};
+    const StageTraceSpec spec = stage_trace_spec(plan, i, t);
     const double capacity = std::max(0.0, usable - s.outside_allocator_bytes);
     StageReplay replay;
     // Allocated bytes alone above the capacity: the allocator cannot serve it.
@@ -184,17 +197,15 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
 namespace trainsim {
 
 bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
-                         const std::vector<StageMemory>& stages, double headroom_fraction) {
+                         const std::vector<StageMemory>& stages, double headroom_fraction,
+                         const ScheduleInFlight* in_flight) {
   const double usable = usable_capacity_bytes(config.system.gpu);
   const double headroom = headroom_fraction * usable;
   // memory_verdict's test of a stage that is not replayed (reserved = allocated).
   const auto lower_bound_fits = [&](const StageMemory& s) {
     return !(usable - s.device_bytes < headroom);
   };
-  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
-    return std::all_of(stages.begin(), stages.end(), lower_bound_fits);
-  }
-  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
+  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan, in_flight);
   // replay_stage_memory's order and budget (a stage that fits takes its events).
   std::vector<size_t> order(stages.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -212,7 +223,7 @@ bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
     }
     const double capacity = std::max(0.0, usable - s.outside_allocator_bytes);
     if (s.peak_bytes > capacity) return false;
-    const StageTraceSpec spec{&plan, i, &t.statics, t.order, t.granularity};
+    const StageTraceSpec spec = stage_trace_spec(plan, i, t);
     const FitsStop stop{usable, s.outside_allocator_bytes, headroom};
     const StageReplay replay =
         replay_stage_trace(sim, spec, allocator_options(config, capacity + 1.0), 0, &stop);

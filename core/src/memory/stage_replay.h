@@ -3,8 +3,13 @@
 // StageMemory's reserved_bytes, fragmentation_bytes, allocator, timeline,
 // outside, outside_allocator_bytes and device_bytes.
 //
-// Each stage's trace follows Megatron-LM's order for that rank (pass_order.h)
-// with the steady state cut to kSteadyCycles cycles (compressed_micro_batches);
+// Each stage's trace follows its rank's order under the plan's schedule:
+// Megatron-LM's 1F1B / interleaved order (pass_order.h) with the steady state
+// cut to kSteadyCycles cycles (compressed_micro_batches), or the zero-bubble /
+// DualPipe order of the time model's generator (time/schedule_orders.h, handed
+// over in ScheduleInFlight), whole: those orders have no repeating cycle the
+// compression could cut, so a long one falls to layer granularity and past
+// the bounds below to reserved = allocated, with a note;
 // the allocator may reserve the usable capacity less the memory outside it, so
 // its retry ladder (free the cache, then fail) plays out as on the GPU. For a
 // stage it cannot serve, the least capacity it runs in is found by bisection
@@ -17,6 +22,7 @@
 
 #include "memory/allocation_trace.h"
 #include "model/model_plan.h"
+#include "model/schedule_in_flight.h"
 #include "trainsim/result.h"
 #include "trainsim/spec.h"
 
@@ -52,17 +58,25 @@ struct StageTracePlan {
   std::vector<PassStep> order;
   StageStatics statics;
   TraceGranularity granularity = TraceGranularity::kOp;
+  double weight_kept_fraction = 0.0;  ///< StageTraceSpec's (orders with B passes)
   int64_t events = 0;
   bool replayable = true;
 };
 
-std::vector<StageTracePlan> plan_stage_traces(const Config& config, const ModelPlan& plan);
+// The spec replay_stage_trace() / emit_stage_trace() take for trace `t` of `stage`.
+StageTraceSpec stage_trace_spec(const ModelPlan& plan, size_t stage, const StageTracePlan& t);
+
+// in_flight: the schedule's orders (model/schedule_in_flight.h), required for
+// every schedule but 1f1b, whose Megatron orders are listed here (pass_order.h).
+std::vector<StageTracePlan> plan_stage_traces(const Config& config, const ModelPlan& plan,
+                                              const ScheduleInFlight* in_flight = nullptr);
 
 // Without a replay: reserved = allocated (a lower bound), with the outside terms.
 void lower_bound_reserved(const Config& config, std::vector<StageMemory>& stages);
 
 void replay_stage_memory(const Config& config, const ModelPlan& plan,
-                         std::vector<StageMemory>& stages, const ReplayOptions& options);
+                         std::vector<StageMemory>& stages, const ReplayOptions& options,
+                         const ScheduleInFlight* in_flight = nullptr);
 
 // Whether memory_verdict() would say "fits" after replay_stage_memory() (the
 // search's question), the stages as lower_bound_reserved() leaves them: the
@@ -70,6 +84,7 @@ void replay_stage_memory(const Config& config, const ModelPlan& plan,
 // replay stops as soon as it cannot fit (FitsStop), and the first such stage
 // ends it.
 bool replayed_stages_fit(const Config& config, const ModelPlan& plan,
-                         const std::vector<StageMemory>& stages, double headroom_fraction);
+                         const std::vector<StageMemory>& stages, double headroom_fraction,
+                         const ScheduleInFlight* in_flight = nullptr);
 
 }  // namespace trainsim

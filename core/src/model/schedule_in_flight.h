@@ -1,11 +1,14 @@
 // What a pipeline schedule keeps alive on each rank at its activation peak,
 // from the schedule's pass order (time/schedule_runner.h activation_peaks();
-// estimate.cpp hands it from the time model to the memory model). Megatron's
-// 1F1B and interleaved schedules need none: memory replays them itself.
+// estimate.cpp hands it from the time model to the memory model), and the
+// order itself, for the allocation trace. Megatron's 1F1B and interleaved
+// schedules need none: memory lists their orders itself (memory/pass_order.h).
 #pragma once
 
 #include <cstdint>
 #include <vector>
+
+#include "model/pass_step.h"
 
 namespace trainsim {
 
@@ -29,6 +32,11 @@ struct RankInFlight {
   std::vector<int32_t> peak_waiting;
   int32_t running_chunk = -1;
   bool running_backward = false;
+  /// The rank's passes in the order the time model's generator runs them, one
+  /// step: F, B, W, BW; DualPipe's overlapped F&B as its F then its BW (the
+  /// F's activation exists before the BW frees its own, as activation_peaks()
+  /// counts it). The memory model's allocation trace replays it.
+  std::vector<PassStep> order;
 };
 
 struct ScheduleInFlight {

@@ -3,7 +3,9 @@
 #include "memory/peak_names.h"
 #include "memory/stage_replay.h"
 #include "memory/trace_replay.h"
+#include "memory/stage_memory.h"
 #include "model/model_plan.h"
+#include "time/pipeline_run.h"
 
 namespace trainsim::report {
 namespace {
@@ -56,11 +58,16 @@ nlohmann::json simulated(const StageTraceSpec& spec, bool expandable) {
 
 bool allocation_trace_json(const Config& config, int64_t stage, nlohmann::json& out, int64_t& events) {
   const ModelPlan plan = build_model_plan(config);
-  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
+  // Zero-bubble and DualPipe: the time model's orders (as estimate.cpp hands them over).
+  ScheduleInFlight in_flight;
+  if (config.training.parallel.schedule != PipelineSchedule::kOneFOneB) {
+    in_flight = schedule_in_flight(config, chunk_stored_bytes(plan), chunk_pass_over_bytes(plan));
+  }
+  const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan, &in_flight);
   const StageTracePlan& t = traces[static_cast<size_t>(stage)];
   events = t.events;
   if (t.events > kMaxExportedTraceEvents) return false;
-  const StageTraceSpec spec{&plan, static_cast<size_t>(stage), &t.statics, t.order, t.granularity};
+  const StageTraceSpec spec = stage_trace_spec(plan, static_cast<size_t>(stage), t);
   JsonSink sink(plan);
   emit_stage_trace(spec, sink);
   nlohmann::json order = nlohmann::json::array();

@@ -275,10 +275,13 @@ ScheduleInFlight schedule_in_flight(const Config& config,
   options.weight_kept_fraction = out.weight_kept_fraction;
   const ScheduleOrders orders =
       make_schedule_orders(p.schedule, p.pp, p.vpp, t.num_micro_batches, options);
-  for (const ActivationPeak& peak :
-       activation_peaks(orders, out.weight_kept_fraction, stored_bytes, pass_bytes)) {
+  const std::vector<ActivationPeak> peaks =
+      activation_peaks(orders, out.weight_kept_fraction, stored_bytes, pass_bytes);
+  for (size_t r = 0; r < peaks.size(); ++r) {
+    const ActivationPeak& peak = peaks[r];
     out.ranks.push_back({peak.in_flight_per_chunk, peak.waiting_per_chunk, peak.peak_alive,
-                         peak.peak_waiting, peak.running_chunk, peak.running_backward});
+                         peak.peak_waiting, peak.running_chunk, peak.running_backward,
+                         rank_pass_steps(orders.actions[r])});
   }
   return out;
 }

@@ -55,7 +55,8 @@ PipelineRun run_pipeline(const PipelineRunInput& input);
 PipelineRun pipeline_run_lower_bound(const PipelineRunInput& input);
 
 // The in-flight activation counts of the schedule's order at each rank's peak
-// (memory/stage_memory.h), for every schedule but 1f1b. stored_bytes:
+// (memory/stage_memory.h) and each rank's order itself (rank_pass_steps(), the
+// allocation trace's, memory/stage_replay.h), for every schedule but 1f1b. stored_bytes:
 // [rank][chunk] bytes one micro-batch keeps (they pick the peak moment);
 // pass_bytes: what its passes hold beyond them (the peak of bytes with its pass).
 ScheduleInFlight schedule_in_flight(const Config& config,

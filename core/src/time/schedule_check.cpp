@@ -269,6 +269,35 @@ std::vector<ActivationPeak> activation_peaks(
   return peaks;
 }
 
+std::vector<PassStep> rank_pass_steps(const std::vector<Action>& actions) {
+  std::vector<PassStep> steps;
+  steps.reserve(actions.size());
+  for (const Action& a : actions) {
+    switch (a.kind) {
+      case ActionKind::kForward:
+        steps.push_back({PassKind::kForward, a.chunk, a.micro_batch});
+        break;
+      case ActionKind::kBackward:
+        steps.push_back({PassKind::kBackward, a.chunk, a.micro_batch});
+        break;
+      case ActionKind::kWeight:
+        steps.push_back({PassKind::kWeight, a.chunk, a.micro_batch});
+        break;
+      case ActionKind::kBackwardWeight:
+        steps.push_back({PassKind::kBackwardWeight, a.chunk, a.micro_batch});
+        break;
+      case ActionKind::kOverlapped:  // as activation_peaks(): the F first
+        steps.push_back({PassKind::kForward, a.chunk, a.micro_batch});
+        steps.push_back({PassKind::kBackwardWeight, a.backward_chunk, a.backward_micro_batch});
+        break;
+      case ActionKind::kSend:
+      case ActionKind::kRecv:
+        break;
+    }
+  }
+  return steps;
+}
+
 double weight_kept_fraction(int64_t hidden_size, int64_t num_heads, int64_t seq_len) {
   TRAINSIM_CHECK(hidden_size > 0 && num_heads >= 0 && seq_len >= 0,
                  "weight_kept_fraction: sizes must be positive");

@@ -164,6 +164,11 @@ std::vector<ActivationPeak> activation_peaks(
     const std::vector<std::vector<double>>& chunk_weights = {},
     const std::vector<std::vector<PassOverBytes>>& pass_bytes = {});
 
+// One rank's actions as the passes the memory model's allocation trace replays
+// (model/pass_step.h), in the order activation_peaks() walks them: F, B, W and
+// BW as they are, an F&B as its F then its BW, transfers dropped.
+std::vector<PassStep> rank_pass_steps(const std::vector<Action>& actions);
+
 // The ZB memory model's kept share 32h / (34h + 5as) (runtime.py above; the
 // per-layer 34sbh + 5as^2b of Korthikanti et al. arXiv:2205.05198 Table 2 with
 // s and b factored out). Pass num_heads = 0 when attention scores are not
