@@ -15,6 +15,7 @@ import { figureLabel, installSchema } from './state/fields.js';
 import { applySet, unknownKeys } from './state/suggest.js';
 import { startRuns } from './engine/runs.js';
 import * as banner from './views/banner.js';
+import * as explain from './views/explain.js';
 import * as tabs from './views/tabs.js';
 import * as toolbar from './views/toolbar.js';
 import * as configForm from './views/config_form.js';
@@ -262,6 +263,7 @@ export async function start(startedEngine) {
   timeline.mount(document.getElementById('timeline'), store);
   imports = importDialog.mount(dialogs, store, actions);
   exports = exportDialog.mount(dialogs, store, actions);
+  explain.mount(dialogs, store);
 
   let catalog;
   try {

@@ -264,6 +264,31 @@ void validate_links(const Config& config, Checker& c) {
   }
 }
 
+// Activation CPU offload (Megatron-LM --cpu-offloading-num-layers): TransformerConfig
+// (megatron/core/transformer/transformer_config.py __post_init__) refuses a count outside
+// [0, num_layers), pipeline parallelism, activation recompute and CUDA graphs other than
+// full-iteration ones; the copies need the system's host link and memory.
+void validate_activation_offload(const Config& config, Checker& c) {
+  const TrainingSpec& t = config.training;
+  const int64_t n = t.activation_offload_layers;
+  if (n <= 0) return;
+  const char* path = "/training/activation_offload_layers";
+  c.require(n < config.model.num_layers, path, [&] {
+    return "must be below the model's " + std::to_string(config.model.num_layers) +
+           " layers (Megatron-LM offloads at most all layers but the last)";
+  });
+  c.require(t.parallel.pp == 1, path, "Megatron-LM has no activation CPU offload with pipeline parallelism (pp must be 1)");
+  c.require(t.recompute.granularity == RecomputeGranularity::kNone, path,
+            "Megatron-LM refuses activation CPU offload with activation recompute (recompute.granularity must be \"none\")");
+  c.require(t.cuda_graph.impl == CudaGraphImpl::kNone || t.cuda_graph.impl == CudaGraphImpl::kFullIteration, path,
+            "Megatron-LM supports CUDA graphs with activation CPU offload only as full-iteration graphs");
+  c.require(config.system.host.stated(), path, [&] {
+    return "needs the system's host figures (system.host: memory_gib_per_gpu, "
+           "memory_bandwidth_gb_per_s_per_gpu, link_gb_per_s); system \"" + config.system.name +
+           "\" states none";
+  });
+}
+
 // The low-precision GEMM format must have a figure in the system.
 void validate_gemm_figures(const Config& config, Checker& c) {
   const GemmFormat format = gemm_format(config.training);
@@ -390,6 +415,7 @@ Issues validate(const Config& config) {
   validate_cuda_graph(config, checker);
   validate_offload(config, checker);
   validate_links(config, checker);
+  validate_activation_offload(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { act, launchBrowser, openPage } from './harness.mjs';
 import { injectResult, shots } from './issue17_harness.mjs';
+import { download } from './tools_harness.mjs';
 
 const data = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../data');
 
@@ -49,6 +50,139 @@ export function inspectTests({ url, artifacts }) {
       assert.equal(await page.locator('#memory-timeline-chart path.line-allocated').count(), 1);
       assert.equal(await page.inputValue('#memory-timeline-stage'), String(await page.evaluate(async () => (await import('./state/store.js')).store.get().result.memory.peak_stage)));
       await shots(page, artifacts, 'inspect-ops-memory-timeline', { sizes: [['laptop', 1366, 900]] });
+      noProblems(problems);
+      await context.close();
+    });
+
+    it('explains every memory part and time part: a click opens the core\'s formula, this plan\'s values and the source', async () => {
+      const { page, context, problems } = await openPage(browser, url);
+      const result = await page.evaluate(async () => (await import('./state/store.js')).store.get().result);
+      const explained = new Map(result.explanations.map((x) => [x.part, x]));
+      // Every stage's memory parts and every time part the page shows can be opened.
+      for (const stage of result.memory.stages) {
+        for (const key of ['parameters_bytes', 'gradients_bytes', 'optimizer_bytes', 'buffers_bytes', 'activations_bytes',
+          'transient_bytes', 'peak_bytes', 'reserved_bytes', 'outside_allocator_bytes', 'device_bytes']) {
+          assert.ok(explained.has(`/memory/stages/${stage.stage}/${key}`), `${key} of stage ${stage.stage}`);
+        }
+      }
+      const timeKeys = await page.$$eval('#time-parts li', (lis) => lis.map((li) => li.dataset.key));
+      assert.ok(timeKeys.length >= 3, timeKeys.join());
+      assert.deepEqual(await page.$$eval('#time-parts li', (lis) => lis.filter((li) => !li.dataset.explain).map((li) => li.dataset.key)), [], 'every shown time part opens');
+      await page.click('#memory-numbers summary');
+      const cells = await page.$$eval('#memory-table td[data-explain]', (tds) => tds.map((td) => td.dataset.explain));
+      assert.equal(cells.length, result.memory.stages.length * 10);
+      // A memory number: the dialog shows the core's formula, the values and the source.
+      const pointer = `/memory/stages/${result.memory.peak_stage}/optimizer_bytes`;
+      await page.click(`#memory-table td[data-explain="${pointer}"]`);
+      await page.waitForSelector('#explain-dialog[open]');
+      const x = explained.get(pointer);
+      assert.equal(x.value, result.memory.stages.find((st) => st.stage === result.memory.peak_stage).optimizer_bytes, 'the number clicked');
+      assert.match(await page.textContent('.explain-value'), /^\d[\d.]* (GiB|MiB) \(/);
+      assert.equal(await page.textContent('#explain-title'), `Optimizer states, stage ${result.memory.peak_stage}`);
+      assert.equal(await page.textContent('#explain-formula'), x.formula.replace(/ \* /g, ' × '));
+      assert.deepEqual(await page.$$eval('#explain-terms tbody tr', (trs) => trs.map((tr) => [tr.dataset.symbol, Number(tr.dataset.value)])),
+        x.terms.map((t) => [t.symbol, t.value]));
+      // The formula again with this plan's values: each term as its row shows it, no symbol left.
+      const values = await page.textContent('#explain-values');
+      const shown = await page.$$eval('#explain-terms tbody tr', (trs) => trs.map((tr) => [tr.dataset.symbol, tr.cells[1].textContent]));
+      for (const [symbol, text] of shown) {
+        assert.ok(values.includes(text), `${symbol} = ${text} in "${values}"`);
+        assert.doesNotMatch(values, new RegExp(`\\b${symbol}\\b`), `${symbol} replaced in "${values}"`);
+      }
+      assert.equal(await page.textContent('#explain-source'), x.source);
+      assert.match(x.source, /distrib_optimizer\.py/);
+      await shots(page, artifacts, 'explain-memory', { fullPage: false, sizes: [['laptop', 1366, 900], ['phone', 390, 844]], schemes: ['light'] });
+      // On a phone the terms and the source wrap inside the dialog (nothing cut off at its edge).
+      await page.setViewportSize({ width: 390, height: 844 });
+      const overflow = await page.evaluate(() => {
+        const body = document.querySelector('#explain-dialog .dialog-body').getBoundingClientRect();
+        return ['#explain-terms', '#explain-source', '#explain-values'].map((id) => [id, document.querySelector(id).getBoundingClientRect().right - body.right])
+          .filter(([, beyond]) => beyond > 0.5);
+      });
+      assert.deepEqual(overflow, [], 'wider than the dialog on a phone');
+      await page.setViewportSize({ width: 1366, height: 900 });
+      await page.click('#explain-close');
+      assert.equal(await page.isVisible('#explain-dialog'), false);
+      // A time part, from the keyboard.
+      const key = timeKeys.includes('bubble_s') ? 'bubble_s' : timeKeys[0];
+      await page.focus(`#time-parts li[data-key="${key}"]`);
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#explain-dialog[open]');
+      assert.equal(await page.getAttribute('#explain-dialog', 'data-part'), `/time/breakdown/${key}`);
+      assert.equal(await page.textContent('#explain-formula'), explained.get(`/time/breakdown/${key}`).formula.replace(/ \* /g, ' × '));
+      assert.ok(await page.locator('#explain-terms tbody tr').count() >= 1);
+      await shots(page, artifacts, 'explain-time', { fullPage: false, sizes: [['laptop', 1366, 900]], schemes: ['light', 'dark'] });
+      await page.keyboard.press('Escape');
+      // A bar segment of the memory chart opens its part too.
+      await page.click(`#memory-chart rect.seg[data-explain$="/parameters_bytes"]`);
+      await page.waitForSelector('#explain-dialog[open]');
+      assert.match(await page.textContent('#explain-title'), /^Parameters, stage \d+$/);
+      await page.keyboard.press('Escape');
+      noProblems(problems);
+      await context.close();
+    });
+
+    it('sorts the core\'s per-op table and draws the core\'s own memory replay, with no injected result', async () => {
+      const { page, context, problems } = await openPage(browser, url);
+      const result = await page.evaluate(async () => (await import('./state/store.js')).store.get().result);
+      assert.ok(result.time.ops.length > 3, 'the core reports the critical stage\'s ops');
+      assert.ok(result.time.ops.some((op) => /measured_table|shape_model|microbenchmark|fitted/.test(op.efficiency_source)));
+      assert.ok(result.memory.ops.rows.length > 3, 'and the peak stage\'s ops\' memory');
+      assert.equal(await page.isVisible('#ops'), true);
+      assert.equal(await page.locator('#ops-time tbody tr').count(), Math.min(400, result.time.ops.length));
+      const values = async (column) => page.$$eval(`#ops-time tbody td:nth-child(${column})`, (tds) => tds.map((td) => Number(td.dataset.value)));
+      const heads = await page.$$eval('#ops-time thead th', (ths) => ths.map((th) => th.dataset.key));
+      const timeColumn = heads.indexOf('time_s') + 1;
+      await page.click('#ops-time th[data-key="time_s"] button');
+      const down = await values(timeColumn);
+      assert.deepEqual(down, [...down].sort((a, b) => b - a), 'largest time first');
+      assert.equal(await page.getAttribute('#ops-time th[data-key="time_s"]', 'aria-sort'), 'descending');
+      assert.equal(down[0], Math.max(...result.time.ops.map((op) => op.time_s)));
+      await page.click('#ops-time th[data-key="time_s"] button');
+      const up = await values(timeColumn);
+      assert.deepEqual(up, [...up].sort((a, b) => a - b));
+      assert.equal(await page.getAttribute('#ops-time th[data-key="time_s"]', 'aria-sort'), 'ascending');
+      await page.click('#ops-memory th[data-key="saved_bytes"] button');
+      const savedColumn = (await page.$$eval('#ops-memory thead th', (ths) => ths.map((th) => th.dataset.key))).indexOf('saved_bytes') + 1;
+      const saved = await page.$$eval(`#ops-memory tbody td:nth-child(${savedColumn})`, (tds) => tds.map((td) => Number(td.dataset.value)));
+      assert.deepEqual(saved, [...saved].sort((a, b) => b - a));
+      // Memory over the step: the allocator replay's own points, per stage.
+      const replayed = result.memory.timeline.stages.filter((st) => st.points.length > 0);
+      assert.ok(replayed.length > 0, 'the core reports memory over the step');
+      assert.equal(await page.isVisible('#memory-timeline'), true);
+      assert.equal(await page.locator('#memory-timeline-stage option').count(), replayed.length);
+      assert.equal(await page.locator('#memory-timeline-chart path.line-allocated').count(), 1);
+      if (replayed.length > 1) {
+        const before = await page.getAttribute('#memory-timeline-chart path.line-allocated', 'd');
+        const other = replayed.find((st) => st.stage !== result.memory.peak_stage).stage;
+        await page.selectOption('#memory-timeline-stage', String(other));
+        assert.notEqual(await page.getAttribute('#memory-timeline-chart path.line-allocated', 'd'), before);
+        assert.match(await page.getAttribute('#memory-timeline-chart svg', 'aria-label'), new RegExp(`stage ${other} `));
+      }
+      await page.locator('#ops').scrollIntoViewIfNeeded();
+      await shots(page, artifacts, 'ops-sorted-real', { fullPage: false, sizes: [['laptop', 1366, 900]], schemes: ['light'] });
+      noProblems(problems);
+      await context.close();
+    });
+
+    it('downloads one step as a Perfetto trace from the Export dialog: one process per stage, ending at the step time', async () => {
+      const { page, context, problems } = await openPage(browser, url);
+      const result = await page.evaluate(async () => (await import('./state/store.js')).store.get().result);
+      await page.click('#open-export');
+      const file = await download(page, '#export-trace');
+      assert.equal(file.name, 'trainsim-trace.json');
+      const trace = JSON.parse(file.bytes);
+      assert.equal(trace.displayTimeUnit, 'ms');
+      assert.ok(Array.isArray(trace.traceEvents) && trace.traceEvents.length > 10);
+      for (const e of trace.traceEvents) {
+        for (const key of ['name', 'ph', 'pid', 'tid', 'ts']) assert.ok(key in e, `${key} in ${JSON.stringify(e)}`);
+      }
+      const processes = trace.traceEvents.filter((e) => e.ph === 'M' && e.name === 'process_name');
+      assert.equal(processes.length, result.time.stages.length);
+      const end = Math.max(...trace.traceEvents.filter((e) => e.ph === 'X').map((e) => e.ts + e.dur));
+      assert.ok(Math.abs(end - result.time.iteration_s * 1e6) <= 1e-6 * result.time.iteration_s * 1e6 + 1, `${end} us vs ${result.time.iteration_s} s`);
+      assert.ok(trace.traceEvents.some((e) => e.ph === 'C'), 'memory counters');
+      assert.equal(await page.textContent('#export-status'), '');
       noProblems(problems);
       await context.close();
     });

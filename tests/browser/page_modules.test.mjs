@@ -80,6 +80,34 @@ export async function moduleTests(args) {
       assert.equal(encode(back.spec, catalog), hash);
     });
 
+    it('round-trips optimizer CPU offload and expandable segments, and the core reads them', () => {
+      const plain = '#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=4096&mbs=1&gbs=64';
+      const hash = `${plain}&oof=0.5&ood=1&es=1`;
+      const { state, ignored } = decode(hash, catalog);
+      assert.deepEqual(ignored, []);
+      assert.equal(encode(state, catalog), hash);
+      const config = toConfig(state);
+      assert.equal(config.training.optimizer_offload_fraction, 0.5);
+      assert.equal(config.training.overlap_cpu_optimizer_d2h_h2d, true);
+      assert.equal(config.training.expandable_segments, true);
+      const back = fromConfig(JSON.parse(JSON.stringify(config)), catalog);
+      assert.deepEqual(back.ignored, []);
+      assert.equal(encode(back.spec, catalog), hash);
+      assert.equal(encode(decode(`${plain}&oof=0&ood=0&es=0`, catalog).state, catalog), plain, 'the core\'s defaults leave the link');
+      // The document the page sends is the one the core estimates: half the
+      // optimizer's states leave the GPU.
+      const estimate = (spec) => {
+        const envelope = JSON.parse(module.call('estimate', JSON.stringify(toConfig(spec))));
+        assert.ok(envelope.ok, JSON.stringify(envelope.errors ?? envelope).slice(0, 400));
+        return envelope.result.memory.stages[0];
+      };
+      const offloaded = estimate(state);
+      const onGpu = estimate(decode(plain, catalog).state);
+      assert.ok(onGpu.optimizer_bytes > 0);
+      assert.ok(Math.abs(offloaded.optimizer_bytes - 0.5 * onGpu.optimizer_bytes) <= 0.01 * onGpu.optimizer_bytes,
+        `${offloaded.optimizer_bytes} vs half of ${onGpu.optimizer_bytes}`);
+    });
+
     it('drops overrides equal to the preset, and removes preset sections with 0', () => {
       const { state } = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=2048&mbs=1&gbs=8&m.num_layers=32&m.moe=0', catalog);
       assert.equal(encode(state, catalog), '#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=2048&mbs=1&gbs=8');

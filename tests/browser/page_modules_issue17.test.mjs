@@ -17,6 +17,7 @@ import { configUrl, fetchHubConfig, modelIdProblem } from '../../web/lib/hf_hub.
 import { readRows } from '../../web/views/ops_table.js';
 import { readMemoryTimeline } from '../../web/views/memory_timeline.js';
 import { deltaText } from '../../web/views/compare.js';
+import { formatTerm, partLabel, substitute } from '../../web/views/explain.js';
 
 const GiB = 1024 ** 3;
 
@@ -57,6 +58,24 @@ export async function issue17ModuleTests(args) {
     });
   });
 
+  describe('views/explain.js: the core\'s explanation, formatted', () => {
+    it('names the part, writes each term in its unit and puts the values into the formula', () => {
+      assert.equal(partLabel('/memory/stages/2/optimizer_bytes'), 'Optimizer states, stage 2');
+      assert.equal(partLabel('/time/breakdown/bubble_s'), 'Pipeline bubble (critical stage)');
+      assert.equal(formatTerm(1571389440, 'count'), '1.57e9', 'not "1.57 B" beside bytes');
+      assert.equal(formatTerm(16, 'count'), '16');
+      assert.equal(formatTerm(2.5, 'count'), '2.5');
+      assert.equal(formatTerm(12, 'bytes/param'), '12 bytes/param');
+      assert.equal(formatTerm(3 * GiB, 'bytes'), '3 GiB');
+      assert.equal(formatTerm(146.5712, 's'), '146.57 s');
+      assert.equal(formatTerm(0.3487174, 's'), '348.72 ms');
+      const terms = [{ symbol: 'P_dense', value: 1571389440, unit: 'count' }, { symbol: 'b_adam', value: 12, unit: 'bytes/param' },
+        { symbol: 'g_dense', value: 2, unit: 'count' }, { symbol: 'f_off', value: 0.25, unit: 'fraction' }];
+      assert.equal(substitute('P_dense * b_adam / g_dense * (1 - f_off)', terms), '1.57e9 × 12 bytes/param / 2 × (1 - 0.25)');
+      assert.equal(substitute('m * (H_f + H_b)', [{ symbol: 'm', value: 16, unit: 'count' }]), '16 × (H_f + H_b)', 'unknown symbols stay');
+    });
+  });
+
   describe('state/suggest.js', () => {
     it('applies a suggestion\'s keys, a recompute object as a whole, and names keys the page cannot set', () => {
       const spec = defaultSpec(catalog);
@@ -70,7 +89,11 @@ export async function issue17ModuleTests(args) {
       assert.equal(next.training['recompute.granularity'], 'selective');
       assert.equal(next.training['recompute.method'], undefined);
       assert.equal(spec.training.tp, 8, 'the spec itself is untouched');
-      assert.deepEqual(unknownKeys({ 'training.expandable_segments': 'true', 'training.pp': '8' }), ['training.expandable_segments']);
+      assert.deepEqual(unknownKeys({ 'training.nccl_nvls': 'false', 'training.pp': '8' }), ['training.nccl_nvls']);
+      const offload = applySet(spec, { 'training.optimizer_offload_fraction': '0.5', 'training.expandable_segments': 'true' });
+      assert.deepEqual(offload.missing, [], 'the form has optimizer offload and expandable segments');
+      assert.equal(offload.spec.training.optimizer_offload_fraction, 0.5);
+      assert.equal(offload.spec.training.expandable_segments, true);
     });
   });
 

@@ -108,6 +108,8 @@ const KeyCase kCases[] = {
      R"({"training": {"optimizer_offload_fraction": 0.5, "overlap_cpu_optimizer_d2h_h2d": true}})"},
     {"training.overlap_cpu_optimizer_d2h_h2d", "dense",
      R"({"training": {"optimizer_offload_fraction": 1.0, "overlap_cpu_optimizer_d2h_h2d": true}})"},
+    {"training.activation_offload_layers", "dense",
+     R"({"training": {"pp": 1, "activation_offload_layers": 12}, "system": {"num_gpus": 8}})"},
     {"training.fp8_recipe", "dense", R"({"training": {"dtype": "fp8", "fp8_recipe": "tensorwise"}})"},
     {"training.fp8_param_gather", "dense", R"({"training": {"dtype": "fp8", "fp8_param_gather": true}})"},
     {"training.fused_bias_dropout", "dense", R"({"training": {"fused_bias_dropout": false, "hidden_dropout": 0.1}})"},

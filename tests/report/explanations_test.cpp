@@ -32,6 +32,8 @@ const Case kCases[] = {
     {"zero3_recompute", R"({"training": {"pp": 1, "zero_stage": 3, "recompute": {"granularity": "full", "method": "uniform", "num_layers": 1}, "global_batch_size": 32}})"},
     {"dualpipe_moe", R"({"model": "mixtral-8x7b", "training": {"tp": 1, "pp": 4, "ep": 4, "sequence_parallel": false,
                          "pipeline_schedule": "dualpipe", "global_batch_size": 32}})"},
+    {"activation_offload", R"({"training": {"pp": 1, "activation_offload_layers": 8, "global_batch_size": 32},
+                              "system": {"host": {"link_gb_per_s": 1}}})"},
     {"moe_1f1b_out_of_memory", R"({"model": "mixtral-8x7b", "training": {"tp": 1, "pp": 1, "ep": 2,
                                   "sequence_parallel": false, "global_batch_size": 32}})"},
 };

@@ -256,11 +256,25 @@ def skip_reason(c, key):
                 "back to unfused MCore attention without TE >= 2.8); with the calibrated presets "
                 "the five rows are predicted 33-79% too fast with full causal flash attention and "
                 "31-62% too slow (B200: 15% too fast) with unfused attention")
-    if c["model"] == "llama3-70B" and c["parallel"].get("fsdp"):
-        return ("Megatron-FSDP recipe with CPU activation offloading "
-                "(cpu_offloading_num_layers 20-40 in scripts/performance/configs/llama3); "
-                "offloading is not modelled")
+    if c["model"] == "llama3-70B" and c["parallel"].get("fsdp") and \
+            activation_offload_layers(c) is None:
+        return ("Megatron-FSDP recipe with CPU activation offloading whose "
+                "cpu_offloading_num_layers is not transcribed for this row")
     return None
+
+
+# Megatron-Bridge 25.11 (tag v0.2.0, 2025-11-26) scripts/performance/configs/llama3/
+# workload_base_configs.py: the Llama3 70B Megatron-FSDP pretrain presets set
+# cpu_offloading_num_layers (utils/overrides.py turns cpu_offloading on, weights off).
+ACTIVATION_OFFLOAD_LAYERS = {
+    ("llama3-70B", "GB300 (NVL72)", "FP8-CS"): 20,  # LLAMA3_70B_GB300_FP8_CS_BASE_CONFIG
+    ("llama3-70B", "GB200 (NVL72)", "FP8-CS"): 40,  # LLAMA3_70B_GB200_FP8_CS_BASE_CONFIG
+}
+
+
+def activation_offload_layers(c):
+    return ACTIVATION_OFFLOAD_LAYERS.get(
+        (c["model"], c["hardware"]["gpu"], c.get("training", {}).get("precision")))
 
 
 def base_training(c):
@@ -378,6 +392,12 @@ def build(c, survey):
             t["zero_stage"] = 3
             assumptions.append("Megatron-FSDP as zero_stage 3 (each layer's parameters gathered "
                                "before its forward and its backward every micro-batch, prefetched)")
+        offload = activation_offload_layers(c)
+        if offload:
+            t["activation_offload_layers"] = offload
+            assumptions.append("activation CPU offload of the first %d layers "
+                               "(cpu_offloading_num_layers of the Megatron-Bridge 25.11 perf "
+                               "recipe, scripts/performance/configs/llama3)" % offload)
         recompute = RECOMPUTE_MODULES.get((c["model"], c["hardware"]["gpu"]))
         if recompute:
             t["recompute"] = {"granularity": "selective", "modules": recompute}
@@ -423,6 +443,11 @@ def assign_roles(cases):
     the 1st, 3rd, 5th ... case is fitted, the others are held out."""
     seen = {}
     for case in cases:
+        # Runs with activation CPU offload are only held out (their host-link efficiency is
+        # assumed, never fitted), outside the alternation so no other case changes role.
+        if case["config"]["training"].get("activation_offload_layers"):
+            case["role"] = "held_out"
+            continue
         group = (case["gpu"], case["source"])
         index = seen.get(group, 0)
         case["role"] = "fit" if index % 2 == 0 else "held_out"

@@ -45,7 +45,7 @@ export const MODEL_LAYOUT = [
 export const TRAINING_GROUPS = [
   { id: 'batch', label: 'Batch and sequence', open: true },
   { id: 'parallel', label: 'Parallelism', open: true },
-  { id: 'memory', label: 'ZeRO and recompute', open: true },
+  { id: 'memory', label: 'ZeRO, recompute and offload', open: true },
   { id: 'kernels', label: 'Kernels and overlap', open: false },
   { id: 'moe', label: 'MoE routing', open: false },
 ];
@@ -81,6 +81,9 @@ export const TRAINING_LAYOUT = [
   { key: 'recompute.num_layers', url: 'rcn', group: 'memory' },
   { key: 'recompute.modules', url: 'rcx', group: 'memory' },
   { key: 'recompute.keep_tail_outputs', url: 'rck', group: 'memory' },
+  { key: 'optimizer_offload_fraction', url: 'oof', group: 'memory' },
+  { key: 'overlap_cpu_optimizer_d2h_h2d', url: 'ood', group: 'memory' },
+  { key: 'expandable_segments', url: 'es', group: 'memory' },
   { key: 'flash_attention', url: 'fa', group: 'kernels' },
   { key: 'fused_norm', url: 'fn', group: 'kernels' },
   { key: 'fused_swiglu', url: 'fsw', group: 'kernels' },

@@ -26,7 +26,7 @@ export function mount(root, store, actions) {
   const chart = h('div', { class: 'chart', id: 'memory-chart' });
   const legend = h('ul', { class: 'legend', id: 'memory-legend' });
   const tableBox = h('div', { class: 'table-scroll' });
-  const details = h('details', { class: 'numbers', id: 'memory-numbers' }, h('summary', { text: 'Numbers per stage' }), tableBox);
+  const details = h('details', { class: 'numbers', id: 'memory-numbers' }, h('summary', { text: 'Numbers per stage (click one for its formula)' }), tableBox);
   const empty = h('p', { class: 'note', text: 'No result yet: the configuration has problems (see above).' });
   root.append(empty, chart, legend, details);
 
@@ -37,7 +37,7 @@ export function mount(root, store, actions) {
     details.hidden = !state.result;
     markStale(root, Boolean(state.result) && isStale(state));
     if (!state.result) return;
-    const memory = state.result.memory;
+    const memory = { ...state.result.memory, explained: (state.result.explanations ?? []).map((x) => x.part) };
     const verdict = verdictOf(state.result);
     const used = new Set(MEMORY_SERIES.filter((m) => (memory.stages ?? []).some((st) => (st[m.key] ?? 0) > 0)).map((m) => m.key));
     draw(chart, memory, verdict);
@@ -53,13 +53,21 @@ export function mount(root, store, actions) {
   function table(memory, used) {
     const stages = memory.stages ?? [];
     const unit = bytesUnit(Math.max(0, ...stages.map((st) => Math.max(st.reserved_bytes ?? 0, st.peak_bytes))));
-    const rows = [...MEMORY_SERIES, { key: 'peak_bytes', label: 'Peak' }, { key: 'reserved_bytes', label: 'Reserved' }];
+    const rows = [...MEMORY_SERIES, { key: 'peak_bytes', label: 'Peak' }, { key: 'reserved_bytes', label: 'Reserved' },
+      ...(stages.some((st) => Number.isFinite(st.device_bytes)) ? [{ key: 'outside_allocator_bytes', label: 'Outside the allocator' }, { key: 'device_bytes', label: 'Device total' }] : [])];
+    const explained = new Set((memory.explained ?? []));
     return h('table', { class: 'numbers-table', id: 'memory-table', dataset: { unit: unit.name } },
       h('caption', { class: 'table-unit', text: `per GPU, in ${unit.name}` }),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Per GPU' }), stages.map((st) => h('th', { scope: 'col', text: `stage ${st.stage}` })))),
       h('tbody', {}, rows.map((row) => h('tr', { dataset: { key: row.key }, class: row.key.endsWith('bytes') && MEMORY_SERIES.includes(row) && !used.has(row.key) ? 'zero' : '' },
         h('th', { scope: 'row', text: row.label }),
-        stages.map((st) => h('td', { dataset: { bytes: String(st[row.key] ?? 0) }, title: `${st[row.key] ?? 0} bytes`, text: formatBytesIn(st[row.key] ?? 0, unit) }))))));
+        stages.map((st) => {
+          const pointer = `/memory/stages/${st.stage}/${row.key}`;
+          const can = explained.has(pointer);
+          return h('td', { dataset: { bytes: String(st[row.key] ?? 0), ...(can ? { explain: pointer } : {}) }, class: can ? 'explainable' : '',
+            tabindex: can ? '0' : undefined, role: can ? 'button' : undefined,
+            title: `${st[row.key] ?? 0} bytes${can ? ': click for the formula and its source' : ''}`, text: formatBytesIn(st[row.key] ?? 0, unit) });
+        })))));
   }
 
   onResize(chart, render);
@@ -102,7 +110,7 @@ function draw(container, memory, verdict) {
       const bytes = stage[series.key] ?? 0;
       if (bytes <= 0) continue;
       const box = { x, width: barW, y: y(base + bytes), height: Math.max(0.5, y(base) - y(base + bytes)) };
-      group.append(s('rect', { ...box, class: `seg s-${series.css}`, dataset: { series: series.key } },
+      group.append(s('rect', { ...box, class: `seg s-${series.css}`, dataset: { series: series.key, ...(memory.explained?.length ? { explain: `/memory/stages/${stage.stage}/${series.key}` } : {}) } },
         s('title', { text: `${series.label}: ${formatBytesIn(bytes, unit)}` })));
       const hatch = hatchRect('mh', series.css, box);
       if (hatch) group.append(hatch);

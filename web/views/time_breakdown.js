@@ -50,8 +50,13 @@ export function mount(root, store, actions) {
     const parts = partsOf(breakdown);
     const shown = parts.filter((p) => breakdown[p.key] > 0);
     const unit = secondsUnit(Math.max(0, ...shown.map((p) => breakdown[p.key])));
-    draw(chart, shown, breakdown, unit);
-    list.replaceChildren(...shown.map((p) => h('li', { dataset: { key: p.key, seconds: String(breakdown[p.key]) } },
+    const explained = new Set((state.result.explanations ?? []).map((x) => x.part));
+    draw(chart, shown, breakdown, unit, explained);
+    list.replaceChildren(...shown.map((p) => h('li', {
+      dataset: { key: p.key, seconds: String(breakdown[p.key]), ...(explained.has(`/time/breakdown/${p.key}`) ? { explain: `/time/breakdown/${p.key}` } : {}) },
+      class: explained.has(`/time/breakdown/${p.key}`) ? 'explainable' : '', tabindex: explained.has(`/time/breakdown/${p.key}`) ? '0' : undefined,
+      role: explained.has(`/time/breakdown/${p.key}`) ? 'button' : undefined,
+      title: explained.has(`/time/breakdown/${p.key}`) ? 'Click for the formula and its source' : undefined },
       swatch(`t-${p.css}`, p.css),
       `${p.label} `,
       h('span', { class: 'value', text: formatSecondsIn(breakdown[p.key], unit) }))));
@@ -65,7 +70,7 @@ export function mount(root, store, actions) {
   });
 }
 
-function draw(container, parts, breakdown, unit) {
+function draw(container, parts, breakdown, unit, explained) {
   const width = chartWidth(container);
   const height = 34;
   const total = parts.reduce((sum, p) => sum + breakdown[p.key], 0);
@@ -76,7 +81,8 @@ function draw(container, parts, breakdown, unit) {
     const w = total > 0 ? (breakdown[p.key] / total) * width : 0;
     if (w <= 0) continue;
     const box = { x, y: 2, width: w, height: height - 4 };
-    const rect = s('rect', { ...box, class: `seg t-${p.css}`, tabindex: '0', role: 'img', 'aria-label': `${p.label}: ${formatSecondsIn(breakdown[p.key], unit)}` },
+    const rect = s('rect', { ...box, class: `seg t-${p.css}`, tabindex: '0', role: 'img', 'aria-label': `${p.label}: ${formatSecondsIn(breakdown[p.key], unit)}`,
+      dataset: explained.has(`/time/breakdown/${p.key}`) ? { explain: `/time/breakdown/${p.key}` } : {} },
       s('title', { text: `${p.label}: ${formatSecondsIn(breakdown[p.key], unit)}` }));
     attachTooltip(rect, () => [p.label, formatSecondsIn(breakdown[p.key], unit)]);
     svg.append(rect);

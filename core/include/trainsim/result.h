@@ -54,7 +54,7 @@ struct StageMemory {
   double parameters_bytes = 0.0;
   double gradients_bytes = 0.0;           ///< main-grad buffers (fp32 unless grad_reduce_in_bf16)
   double optimizer_bytes = 0.0;           ///< fp32 master weights + Adam moments, sharded per ZeRO
-  double host_bytes = 0.0;                ///< pinned host memory of the offloaded optimizer part
+  double host_bytes = 0.0;                ///< pinned host memory: offloaded optimizer part + offloaded activations
   double buffers_bytes = 0.0;             ///< static buffers: TE dummy wgrad tensors + workspace_bytes
   double workspace_bytes = 0.0;           ///< of buffers: cuBLAS workspaces, the output layer's gather buffer
   double activations_bytes = 0.0;         ///< activations held at the peak (in-flight micro-batches)
@@ -137,10 +137,13 @@ struct TimeBreakdown {
   double straggler_s = 0.0;
   double dp_comm_exposed_s = 0.0;
   double optimizer_s = 0.0;
+  /// Activation CPU offload: the GPU waiting for D2H copies of saved activations (forward)
+  /// and their H2D reloads (backward) that the layers' compute does not hide.
+  double activation_offload_exposed_s = 0.0;
   double total() const {
     return forward_s + backward_s + recompute_s + host_overhead_s + tp_comm_exposed_s + cp_comm_exposed_s +
            ep_comm_exposed_s + pp_comm_exposed_s + bubble_s + stage_imbalance_s + straggler_s +
-           dp_comm_exposed_s + optimizer_s;
+           dp_comm_exposed_s + optimizer_s + activation_offload_exposed_s;
   }
 };
 

@@ -254,6 +254,11 @@ struct TrainingSpec {
   /// --overlap-cpu-optimizer-d2h-h2d: gradient copies, CPU steps and parameter copies of
   /// successive parameters run concurrently instead of one after the other.
   bool overlap_cpu_optimizer_d2h_h2d = false;
+  /// Megatron-LM --cpu-offloading-num-layers (TransformerConfig.cpu_offloading_num_layers,
+  /// Transformer Engine get_cpu_offload_context): the saved activations of the first N
+  /// transformer layers are copied to pinned host memory during the forward and copied back
+  /// during the backward; 0 = no activation offload.
+  int64_t activation_offload_layers = 0;
 };
 
 enum class CollectiveKind { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kP2p };

@@ -11,7 +11,8 @@ std::string block_name(const Block& block, const BlockRun& run) {
   if (block.key[0] == 'H') return "head";
   const int64_t last = run.first_layer + run.repeat * block.num_layers - 1;
   std::string name = "layers " + std::to_string(run.first_layer) + "-" + std::to_string(last);
-  return name + (block.moe ? " (moe)" : " (dense)");
+  // 'O': saved activations offloaded to host memory (training.activation_offload_layers).
+  return name + (block.moe ? " (moe" : " (dense") + (block.key[0] == 'O' ? ", offloaded)" : ")");
 }
 
 }  // namespace

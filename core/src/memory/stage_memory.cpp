@@ -207,10 +207,17 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
     s.stage = static_cast<int64_t>(stage);
     std::vector<ChunkWalk> walks;
     walks.reserve(plan.stages[stage].size());
+    // Activation CPU offload: the offloaded layers' saved bytes of one micro-batch (their
+    // blocks save nothing on the GPU, model/model_plan.h Block::offloaded_bytes).
+    double offloaded_per_micro_batch_bytes = 0.0;
     for (const ChunkPlan& chunk : plan.stages[stage]) {
       s.layers_per_chunk.push_back(chunk.num_layers);
       walks.push_back(walk_chunk(plan, chunk));
       s.activations_per_micro_batch_bytes += walks.back().stored_bytes;
+      for (const BlockRun& run : chunk.runs) {
+        offloaded_per_micro_batch_bytes +=
+            static_cast<double>(run.repeat) * plan.blocks[static_cast<size_t>(run.block)]->offloaded_bytes;
+      }
     }
     const StageStatics statics = stage_statics(config, plan, stage, false);
     s.dense_parameters = statics.dense_parameters;
@@ -233,6 +240,12 @@ std::vector<StageMemory> estimate_stage_memory(const Config& config, const Model
       peak = interleaved_peak(walks, p.pp, static_cast<int64_t>(stage), chunk_of);
     }
     s.in_flight_micro_batches = peak.in_flight;
+    // The offloaded activations wait in pinned host memory from their micro-batch's forward
+    // to its backward: Transformer Engine allocates the pinned buffers when a layer's offload
+    // starts and drops them after its reload (transformer_engine/pytorch/cpu_offload.py,
+    // OffloadableLayerState, retain_pinned_cpu_buffers false). Megatron-LM allows it only at
+    // pp 1 (transformer_config.py), where one micro-batch is in flight.
+    s.host_bytes += offloaded_per_micro_batch_bytes * static_cast<double>(std::max<int64_t>(peak.in_flight, 1));
     s.transient_bytes = peak.point.transient;
     s.activations_bytes = peak.point.bytes - peak.point.transient;
     if (describe_peaks) {

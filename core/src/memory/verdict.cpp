@@ -68,13 +68,13 @@ MemoryVerdict memory_verdict(const Config& config, const std::vector<StageMemory
   bool oom = false, tight = false;
   for (const StageMemory& s : stages) {
     const double margin = v.usable_bytes - s.device_bytes;
-    // Host memory (optimizer CPU offload): the stage's pinned host bytes against its GPU's
+    // Host memory (optimizer and activation CPU offload): the stage's pinned host bytes against its GPU's
     // share of the node's host memory (system.host.memory_gib_per_gpu).
     const double host_capacity = config.system.host.memory_bytes;
     const bool host_oom = s.host_bytes > 0.0 && s.host_bytes > host_capacity;
     if (host_oom && describe) {
       v.reasons.push_back("stage " + std::to_string(s.stage) + " needs " + gib(s.host_bytes) +
-                          " of pinned host memory for its offloaded optimizer states, above the " +
+                          " of pinned host memory for its offloaded optimizer states and activations, above the " +
                           gib(host_capacity) + " of host memory per GPU");
     }
     oom = oom || host_oom;

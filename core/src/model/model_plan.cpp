@@ -30,13 +30,20 @@ class PlanBuilder {
     std::string previous_key;
     int32_t previous_block = -1;
     int64_t i = 0;
+    // Activation CPU offload (Transformer Engine transformer_engine/pytorch/cpu_offload.py,
+    // DefaultOffloadSynchronizer): the first N layers of the block are offloaded, counted by
+    // the layers' forwards; Megatron-LM builds one TransformerBlock of all layers (pp 1,
+    // megatron/core/transformer/transformer_block.py), so they are the model's first N.
+    const int64_t offloaded = config_.training.activation_offload_layers;
     while (i < layers.num_layers) {
-      // A block runs from a segment-starting layer to the next one.
+      // A block runs from a segment-starting layer to the next one (and an offloaded layer
+      // never shares a block with a kept one).
       int64_t end = i + 1;
-      while (end < layers.num_layers && !recompute_[static_cast<size_t>(end)].starts_segment) {
+      while (end < layers.num_layers && !recompute_[static_cast<size_t>(end)].starts_segment &&
+             layers.first_layer + end != offloaded) {
         ++end;
       }
-      key_ = "L";
+      key_ = layers.first_layer + i < offloaded ? "O" : "L";
       for (int64_t j = i; j < end; ++j) {
         const LayerRecompute& rc = recompute_[static_cast<size_t>(j)];
         const bool moe = is_moe_layer(config_.model, layers.first_layer + j);
@@ -119,6 +126,18 @@ class PlanBuilder {
       block.num_layers = end - begin;
     }
     block.walk = walk_block(block.ops);
+    if (key[0] == 'O') {
+      // An offloaded layer: what its forward saves goes to pinned host memory (every saved
+      // tensor that is not a parameter, cpu_offload.py OffloadableLayerState; TE keeps tensors
+      // under 256K elements on the GPU, small norm / softmax statistics that are counted here
+      // as offloaded). The GPU copy is released before the forward ends and the reload's
+      // buffers replace the next-used layer's in the backward, so the layer saves nothing on
+      // the GPU at the step's activation peak (the get_cpu_offload_context notes: saved
+      // activations peak at (num_layers - num_offloaded_layers) x one layer).
+      block.offloaded_bytes = block.walk.stored_bytes;
+      for (Op& op : block.ops) op.cache_bytes = 0.0;
+      block.walk = walk_block(block.ops);
+    }
     return block;
   }
 
@@ -154,7 +173,8 @@ ModelPlan build_model_plan(const Config& config, BlockCache* cache) {
       }
       const int tail = (layers.loss ? output_weight : 0) + (layers.mtp_layers > 0 ? 4 + mtp_copy : 0);
       const auto key = std::make_tuple(layers.first_layer, layers.num_layers, layers.embedding, tail,
-                                       config.training.recompute.num_layers);
+                                       config.training.recompute.num_layers,
+                                       config.training.activation_offload_layers);
       auto it = cache->chunks.find(key);
       if (it == cache->chunks.end()) {
         it = cache->chunks.emplace(key, builder.chunk(layers)).first;

@@ -24,6 +24,11 @@ struct Block {
   OpList ops;
   int64_t num_layers = 0;  ///< transformer layers inside (0: embedding or head)
   bool moe = false;        ///< contains a MoE layer
+  /// Activation CPU offload (training.activation_offload_layers): the saved bytes of one
+  /// micro-batch that this block's layers copy to host memory in the forward and back in the
+  /// backward. Its ops then save nothing on the GPU (cache_bytes 0), so the walk, the stage
+  /// memory and the allocation trace all see the activations leave HBM.
+  double offloaded_bytes = 0.0;
   BlockWalk walk;
 };
 
@@ -58,9 +63,9 @@ struct BlockCache {
   std::vector<std::shared_ptr<const Block>> blocks;  ///< by id
   std::unordered_map<std::string, int32_t> ids;      ///< Block::key -> id
   /// (first layer, layers, embedding, tail: head 0 none / 1 tied / 2 own weight, + 4 with
-  /// MTP layers, + 8 when they keep a copy of the embeddings, recompute num_layers) -> the
-  /// chunk's runs
-  std::map<std::tuple<int64_t, int64_t, bool, int, int64_t>, ChunkPlan> chunks;
+  /// MTP layers, + 8 when they keep a copy of the embeddings, recompute num_layers,
+  /// activation-offloaded layers) -> the chunk's runs
+  std::map<std::tuple<int64_t, int64_t, bool, int, int64_t, int64_t>, ChunkPlan> chunks;
 };
 
 ModelPlan build_model_plan(const Config& config, BlockCache* cache = nullptr);

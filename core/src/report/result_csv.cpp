@@ -79,7 +79,8 @@ void write_breakdown(const char* section, int64_t stage, const TimeBreakdown& b,
       {"cp_comm_exposed_s", b.cp_comm_exposed_s}, {"ep_comm_exposed_s", b.ep_comm_exposed_s},
       {"pp_comm_exposed_s", b.pp_comm_exposed_s}, {"bubble_s", b.bubble_s},
       {"stage_imbalance_s", b.stage_imbalance_s}, {"straggler_s", b.straggler_s},       {"dp_comm_exposed_s", b.dp_comm_exposed_s},
-      {"optimizer_s", b.optimizer_s}};
+      {"optimizer_s", b.optimizer_s},
+      {"activation_offload_exposed_s", b.activation_offload_exposed_s}};
   for (const auto& [name, value] : parts) w.number(section, stage, name, value, "s");
 }
 

@@ -77,7 +77,8 @@ nlohmann::json breakdown_to_json(const TimeBreakdown& b) {
           {"stage_imbalance_s", b.stage_imbalance_s},
           {"straggler_s", b.straggler_s},
           {"dp_comm_exposed_s", b.dp_comm_exposed_s},
-          {"optimizer_s", b.optimizer_s}};
+          {"optimizer_s", b.optimizer_s},
+          {"activation_offload_exposed_s", b.activation_offload_exposed_s}};
 }
 
 nlohmann::json time_to_json(const TimeEstimate& t) {

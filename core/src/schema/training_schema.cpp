@@ -324,6 +324,11 @@ const Table<TrainingInput>& training_table() {
       F::boolean("overlap_cpu_optimizer_d2h_h2d", TRAINSIM_AT(spec.overlap_cpu_optimizer_d2h_h2d),
                  {"", "Overlap offload copies", "Megatron-LM --overlap-cpu-optimizer-d2h-h2d: gradient copies, CPU "
                   "steps and parameter copies of successive parameters run concurrently"}),
+      F::integer("activation_offload_layers", TRAINSIM_AT(spec.activation_offload_layers), kDefault, 0, kMaxLayers,
+                 {"", "Activation CPU offload",
+                  "Megatron-LM --cpu-offloading-num-layers: the saved activations of the first N layers go to "
+                  "pinned host memory in the forward (D2H beside the next layers' compute) and come back in "
+                  "the backward (H2D prefetch); pp 1, no recompute; needs the system's host figures; 0 = none"}),
       F::boolean("nccl_nvls", TRAINSIM_AT(spec.nccl_nvls),
                  {"", "NCCL NVLS", "NCCL_NVLS_ENABLE: NVLink SHARP buffers on systems that have it (about 1 GiB per communicator); false = NCCL_NVLS_ENABLE=0"}),
       F::boolean("moe_router_fusion", TRAINSIM_AT(spec.kernels.moe_router_fusion),

@@ -25,7 +25,7 @@ double work_per_micro_batch_s(const Estimate& e, const Candidate& c, PipelineSch
   for (const StageTime& s : e.time.stages) {
     const TimeBreakdown& b = s.breakdown;
     busy_s += b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
-              b.cp_comm_exposed_s + (overlaps ? 0.0 : b.ep_comm_exposed_s);
+              b.cp_comm_exposed_s + b.activation_offload_exposed_s + (overlaps ? 0.0 : b.ep_comm_exposed_s);
   }
   return busy_s / static_cast<double>(c.num_micro_batches);
 }

@@ -57,9 +57,17 @@ void explain_time_breakdown(const Config& config, const StageTimeFigures& f,
                  {m, term("C_ep", f.ep_s, "s", "exposed expert all-to-all (dispatch + combine) of one micro-batch"),
                   term("X_ep", f.hidden_ep_s, "s", "all-to-all DualPipe hides behind the paired micro-batch's compute (DeepSeek-V3 report, section 3.2.1)")},
                  comm_source});
+  out.push_back({pointer("activation_offload_exposed_s"), b.activation_offload_exposed_s, "m * X_off",
+                 {m, term("X_off", f.offload_exposed_s, "s",
+                          "GPU waiting for activation copies of one micro-batch (D2H in the forward, H2D in the "
+                          "backward, each the offloaded layers' saved bytes / achieved host link)")},
+                 "activation CPU offload (training.activation_offload_layers; time/activation_offload_time.cpp): "
+                 "Transformer Engine's DefaultOffloadSynchronizer (transformer_engine/pytorch/cpu_offload.py) copies "
+                 "layer i's saved tensors during the next layers' forward and reloads them during the later layers' "
+                 "backward on one stream; only the part the compute does not hide is exposed"});
   const ExplanationTerm busy = term(
       "W", f.busy_s, "s",
-      "this stage's work in the pipeline: forward + backward + recompute + host waits + exposed TP/CP/EP + "
+      "this stage's work in the pipeline: forward + backward + recompute + host waits + exposed TP/CP/EP + activation offload waits + "
       "ZeRO 2/3 communication inside the passes");
   const ExplanationTerm makespan = term("T", f.makespan_s, "s",
                                         "the pipeline's makespan (the schedule simulated pass by pass)");

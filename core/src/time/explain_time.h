@@ -29,6 +29,7 @@ struct StageTimeFigures {
   double bottleneck_busy_s = 0.0;
   double p2p_s = 0.0;             ///< this stage's exposed send/recv time in the run
   double dp_in_pipeline_s = 0.0;  ///< ZeRO 2/3 communication lengthening the passes
+  double offload_exposed_s = 0.0; ///< activation offload: copy waits of one micro-batch
   double dp_step_exposed_s = 0.0; ///< after the pipeline
   double straggler_ratio = 1.0;
   std::vector<OptimizerPass> optimizer;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/flops.h"
+#include "time/activation_offload_time.h"
 #include "time/chunk_time.h"
 #include "time/collectives.h"
 #include "time/dp_optimizer_time.h"
@@ -78,7 +79,7 @@ DpStage dp_stage(const ModelPlan& plan, size_t stage, const std::vector<ChunkTim
 
 double busy_s(const TimeBreakdown& b) {
   return b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s + b.cp_comm_exposed_s +
-         b.ep_comm_exposed_s;
+         b.ep_comm_exposed_s + b.activation_offload_exposed_s;
 }
 
 // A stage also idles while the busiest stage (the bottleneck) does the work it
@@ -158,11 +159,20 @@ void estimate_time(const Config& config, const ModelPlan& plan,
                            p.pp * chunks * micro_batches <= kMaxTimelinePasses;
   std::vector<ChunkTime> stage_totals(plan.stages.size());
   std::vector<double> stage_flops(plan.stages.size(), 0.0);
+  // Activation CPU offload: the waits for copies the layers' compute does not hide
+  // lengthen each chunk's forward and backward (time/activation_offload_time.h).
+  std::vector<double> offload_in_pipeline_s(plan.stages.size(), 0.0);
+  std::vector<double> offload_exposed_s(plan.stages.size(), 0.0);  ///< per micro-batch
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     run_in.chunks.emplace_back();
     for (const ChunkPlan& chunk : plan.stages[s]) {
       const ChunkTime ct = chunk_time(per_block, chunk, config.system.efficiency.host);
       run_in.chunks.back().push_back(ct);
+      const OffloadTime offload = chunk_offload_time(config, plan, chunk, per_block);
+      run_in.chunks.back().back().forward_s += offload.forward_exposed_s;
+      run_in.chunks.back().back().backward_s += offload.backward_exposed_s;
+      offload_in_pipeline_s[s] += mbc * (offload.forward_exposed_s + offload.backward_exposed_s);
+      offload_exposed_s[s] += offload.forward_exposed_s + offload.backward_exposed_s;
       ChunkTime& total = stage_totals[s];
       total.forward_s += ct.forward_s;
       total.backward_s += ct.backward_s;
@@ -223,8 +233,10 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     b.cp_comm_exposed_s = mbc * comm.cp_s;
     // DualPipe's overlapped F&B pairs hide expert all-to-all behind compute.
     b.ep_comm_exposed_s = std::max(0.0, mbc * comm.ep_s - pipeline.hidden_ep_s[s]);
+    b.activation_offload_exposed_s = offload_in_pipeline_s[s];
     const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
-                        b.cp_comm_exposed_s + b.ep_comm_exposed_s + dp_in_pipeline_s[s];
+                        b.cp_comm_exposed_s + b.ep_comm_exposed_s + b.activation_offload_exposed_s +
+                        dp_in_pipeline_s[s];
     const double idle = std::max(0.0, pipeline.makespan_s - busy);
     b.pp_comm_exposed_s = std::min(idle, pipeline.p2p_s[s]);
     b.bubble_s = idle - b.pp_comm_exposed_s;
@@ -263,6 +275,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
                           dp_in_pipeline_s[static_cast<size_t>(time.bottleneck_stage)];
     f.p2p_s = pipeline.p2p_s[s];
     f.dp_in_pipeline_s = dp_in_pipeline_s[s];
+    f.offload_exposed_s = offload_exposed_s[s];
     f.dp_step_exposed_s = dp[s].step_exposed_s;
     f.straggler_ratio = ratio;
     f.optimizer = optimizer_passes(config, memory[s].dense_parameters, memory[s].expert_parameters);

@@ -269,6 +269,9 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   } else if (t.overlap_cpu_optimizer_d2h_h2d) {
     notes.push_back("overlap_cpu_optimizer_d2h_h2d has no effect without optimizer_offload_fraction > 0");
   }
+  if (t.activation_offload_layers > 0) {
+    a.add("--cpu-offloading-num-layers", std::to_string(t.activation_offload_layers));
+  }
   if (c.model.moe && t.moe.capacity_factor > 0.0) {
     a.add("--moe-expert-capacity-factor", nlohmann::json(t.moe.capacity_factor).dump());
   }

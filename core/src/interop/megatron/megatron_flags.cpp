@@ -12,6 +12,7 @@ namespace trainsim::interop {
 namespace {
 
 const char* const kNoValue[] = {
+    "--cpu-offloading-retain-pinned-cpu-buffers",
     "--no-fp8-wgrad", "--fp8-param-gather", "--fp4-param-gather", "--first-last-layers-bf16", "--te-rng-tracker",
     "--inference-rng-tracker", "--output-bert-embeddings", "--flash-decode", "--enable-cuda-graph",
     "--external-cuda-graph", "--inference-dynamic-batching", "--nccl-all-reduce-for-prefill",
@@ -129,7 +130,7 @@ const char* const kRead[] = {
     "--moe-router-num-groups", "--moe-router-group-topk", "--moe-router-load-balancing-type",
     "--moe-aux-loss-coeff", "--moe-router-enable-expert-bias", "--moe-router-dtype",
     "--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-torch-optimizer-for-cpu-offload",
-    "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer",
+    "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer", "--cpu-offloading-num-layers",
 };
 
 struct Noted {
@@ -221,6 +222,9 @@ const Noted kNotModelled[] = {
 // schedules, data, checkpoints, logging, initialization, and flags of other
 // Megatron entry points (BERT, T5, vision, inference). Exact names first...
 const char* const kHarmless[] = {
+    // Keeps the activation offload's pinned host buffers between steps (for CUDA graphs):
+    // the same host bytes, allocated once.
+    "--cpu-offloading-retain-pinned-cpu-buffers",
     "--clip-grad", "--sgd-momentum", "--seed", "--norm-epsilon", "--apply-layernorm-1p",
     "--onnx-safe", "--bert-no-binary-head", "--mtp-loss-scaling-factor", "--min-lr",
     "--train-iters", "--train-samples", "--split", "--mock-data", "--vocab-file", "--merge-file",

@@ -256,6 +256,16 @@ void read_offload(FlagReader& r, json& t) {
   t["overlap_cpu_optimizer_d2h_h2d"] = overlap;
 }
 
+// Activation CPU offload: --cpu-offloading-num-layers N > 0 turns cpu_offloading on
+// (megatron/training/arguments.py); cpu_offloading_activations stays True and
+// cpu_offloading_weights False (TransformerConfig defaults, no command-line flags; Transformer
+// Engine ignores offload_weights, cpu_offload.py). The limits (N < num_layers, pp 1, no
+// recompute) are TransformerConfig's, checked with the rest of the config.
+void read_activation_offload(FlagReader& r, json& t) {
+  const auto layers = r.integer("--cpu-offloading-num-layers", 0, kMaxLayers);
+  if (layers.value_or(0) > 0) t["activation_offload_layers"] = *layers;
+}
+
 // --cuda-graph-impl / --cuda-graph-modules, and the deprecated --enable-cuda-graph
 // (local), --external-cuda-graph (transformer_engine) and --cuda-graph-scope
 // (an alias of the modules), as arguments.py rewrites them.
@@ -385,6 +395,7 @@ json read_training(FlagReader& r, int64_t num_layers, bool moe) {
   read_recompute(r, t);
   read_sharding(r, t);
   read_offload(r, t);
+  read_activation_offload(r, t);
   read_kernels(r, t);
   if (moe) read_moe_training(r, t);
   return t;

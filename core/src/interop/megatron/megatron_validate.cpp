@@ -48,6 +48,7 @@ const KeyFlags kKeyFlags[] = {
     {"/training/num_micro_batches", {"--global-batch-size", "--micro-batch-size"}},
     {"/training/tp", {"--tensor-model-parallel-size"}},
     {"/training/pp", {"--pipeline-model-parallel-size"}},
+    {"/training/activation_offload_layers", {"--cpu-offloading-num-layers"}},
     {"/training/cp_comm_type", {"--cp-comm-type", "--context-parallel-size"}},
     {"/training/cp", {"--context-parallel-size"}},
     {"/training/ep", {"--expert-model-parallel-size"}},
