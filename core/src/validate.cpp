@@ -204,6 +204,18 @@ const char* format_key(GemmFormat format) {
   return "";
 }
 
+// The FP8 recipe's hardware gate: MXFP8 needs block-scaled tensor cores
+// (Transformer Engine quantization.py, compute capability >= 10.0).
+void validate_fp8_recipe_gpu(const Config& config, Checker& c) {
+  const GpuSpec& gpu = config.system.gpu;
+  c.require(config.training.dtype != Dtype::kFp8 || config.training.fp8_recipe != Fp8Recipe::kMxfp8 ||
+                gpu.peak_fp4_flops_per_s > 0.0,
+            "/training/fp8_recipe", [&] {
+              return "\"mxfp8\" needs block-scaled (MX) tensor cores (compute capability >= 10.0; "
+                     "system.gpu.peak_tflops.fp4 > 0); " + gpu.name + " has none";
+            });
+}
+
 // Precision rules. Hardware gates are Transformer Engine's
 // (transformer_engine/pytorch/quantization.py: fp8 needs compute capability
 // >= 8.9, blockwise >= 9.0, mxfp8 and nvfp4 >= 10.0); a GPU's fp8 / fp4 peaks
@@ -228,11 +240,7 @@ void validate_precision(const Config& config, Checker& c) {
     return "\"fp4\" (NVFP4) needs a GPU with fp4 tensor cores (system.gpu.peak_tflops.fp4 > 0); " +
            gpu.name + " has none";
   });
-  c.require(!fp8 || t.fp8_recipe != Fp8Recipe::kMxfp8 || gpu.peak_fp4_flops_per_s > 0.0,
-            "/training/fp8_recipe", [&] {
-              return "\"mxfp8\" needs block-scaled (MX) tensor cores (compute capability >= 10.0; "
-                     "system.gpu.peak_tflops.fp4 > 0); " + gpu.name + " has none";
-            });
+  validate_fp8_recipe_gpu(config, c);
   c.require(t.hidden_dropout < 1.0, "/training/hidden_dropout", "must be below 1");
   c.require(t.attention_dropout < 1.0, "/training/attention_dropout", "must be below 1");
 }
@@ -332,7 +340,22 @@ void validate_cuda_graph(const Config& config, Checker& c) {
             "/training/cuda_graph/impl", "full recompute with CUDA graphs needs \"full_iteration\"");
 }
 
+// One group of rules on its own.
+template <void (*Rules)(const Config&, Checker&)>
+Issues run_rules(const Config& config) {
+  Issues issues;
+  Checker checker(issues);
+  Rules(config, checker);
+  return issues;
+}
+
 }  // namespace
+
+Issues fp8_recipe_gpu_issues(const Config& config) { return run_rules<validate_fp8_recipe_gpu>(config); }
+Issues optimizer_offload_issues(const Config& config) { return run_rules<validate_offload>(config); }
+Issues activation_offload_issues(const Config& config) {
+  return run_rules<validate_activation_offload>(config);
+}
 
 std::optional<Issue> check_tokens_per_micro_batch(int64_t seq_len, int64_t micro_batch_size,
                                                   const std::string& path) {

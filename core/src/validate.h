@@ -17,6 +17,13 @@ namespace trainsim {
 // start-up asserts: divisibility, ranges, pipeline layout, recompute).
 Issues validate(const Config& config);
 
+// Groups of validate()'s rules on their own, for the search: it runs a key's group
+// on a config holding one value of its constraint (search/choices.h) to refuse a
+// value that breaks the group for every plan, in validate()'s words.
+Issues fp8_recipe_gpu_issues(const Config& config);      ///< MXFP8 needs block-scaled tensor cores
+Issues optimizer_offload_issues(const Config& config);   ///< optimizer_offload_fraction's rules
+Issues activation_offload_issues(const Config& config);  ///< activation_offload_layers' rules
+
 // seq_len * micro_batch_size within kMaxTokensPerMicroBatch (input_limits.h);
 // the issue names `path` (the micro_batch_size key).
 std::optional<Issue> check_tokens_per_micro_batch(int64_t seq_len, int64_t micro_batch_size,

@@ -287,6 +287,16 @@ export async function moduleTests(args) {
       assert.deepEqual(document.training, { pipeline_layout: 'Et*8|t*8|t*8|t*8L' });
     });
 
+    it('passes the calculator\'s optimizer offload to the search as its constraint, not as a degree input', () => {
+      const spec = decode('#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=4096&mbs=1&gbs=64&oof=0.5', catalog).state;
+      const { document, problems } = searchDocument(spec, defaultSearchInputs());
+      assert.deepEqual(problems, {});
+      assert.equal(document.constraints.optimizer_offload_fraction, 0.5);
+      assert.equal(document.training?.optimizer_offload_fraction, undefined);
+      const keys = searchDegrees().map((d) => d.key);
+      assert.ok(!keys.includes('activation_offload_layers') && !keys.includes('optimizer_offload_fraction'), keys.join());
+    });
+
     it('searches on a system scaled by the core (scale_system), and leaves the chosen keys out of training', async () => {
       const spec = decode('#v=1&m=llama3-70b&s=h100-sxm-80gb&n=64&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=4&z=2&rc=full&rcm=block&rcn=2&l1=10', catalog).state;
       const scaled = await call('scale_system', JSON.stringify({ system: toConfig(spec).system, figure: 'peak_flops', factor: 2 }));

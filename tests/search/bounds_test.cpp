@@ -229,7 +229,7 @@ TEST(SearchBoundsTest, FloorsBoundEveryMemberOfTheirBlock) {
       floors.measure(layout);
       for (const SubBlock& block : space.sub_blocks(layout)) {
         const double floor_s = floors.time_floor_s(layout, block);
-        const double floor_bytes = static_floor_bytes(bound, scratch, layout, block);
+        const double floor_bytes = static_floor_bytes(request.spec, bound, scratch, layout, block);
         for (const StagePlan& plan : space.stage_plans(layout.pp)) {
           Candidate c = make_candidate(layout, block, plan);
           if (checker.check(c) != nullptr) continue;

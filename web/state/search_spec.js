@@ -18,13 +18,19 @@ export const RECOMPUTE_MODES = [
 // of degrees).
 const OWN_INPUTS = new Set(['max_tp', 'zero_stage', 'recompute', 'sequence_parallel', 'uneven_stages']);
 
+// Constraints that list values of a training key (pipeline_schedule,
+// cp_comm_type, fp8_recipe, optimizer_offload_fraction, ...): the search
+// tries the calculator's value.
+const choiceKeys = () => new Set(schema()?.search_choices ?? []);
+
 // The degrees the search chooses and a list of values constrains
 // ([{key, label, help, def}], schema order): tp, pp, vpp, cp, ep, etp, dp,
 // micro_batch_size... def: the core's values when the input is empty.
 export function searchDegrees() {
   const intChoices = (f) => f.type === 'int' || (f.type === 'array' && f.items === 'int');
+  const choices = choiceKeys();
   return (schema()?.search_constraints ?? [])
-    .filter((f) => !f.key.includes('.') && !OWN_INPUTS.has(f.key) && intChoices(f))
+    .filter((f) => !f.key.includes('.') && !OWN_INPUTS.has(f.key) && !choices.has(f.key) && intChoices(f))
     .map((f) => ({ key: f.key, label: f.label ?? f.key, help: f.help, def: f.default }));
 }
 
@@ -116,11 +122,11 @@ export function searchDocument(spec, inputs, scaledSystem = null) {
   else constraints.zero_stage = [...inputs.zero].sort();
   constraints.sequence_parallel = inputs.sp === 'both' ? 'both' : inputs.sp === 'true';
   if (inputs.uneven) constraints.uneven_stages = true;
-  // Enum keys the search may try several values of (pipeline_schedule,
-  // cp_comm_type) are the search's to set: the calculator's value is the one
+  // Keys the search may try several values of (pipeline_schedule, the
+  // offloads...) are the search's to set: the calculator's value is the one
   // tried, instead of leaving the key to the core's default.
-  for (const f of schema()?.search_constraints ?? []) {
-    if (f.items === 'enum' && config.training[f.key] !== undefined) constraints[f.key] = config.training[f.key];
+  for (const key of choiceKeys()) {
+    if (config.training[key] !== undefined) constraints[key] = config.training[key];
   }
   const headroom = Number(String(inputs.headroom).trim() || '0');
   if (!(headroom >= 0 && headroom < 99)) problems.headroom = 'a percentage from 0 to 98';

@@ -110,8 +110,9 @@ Json candidate_config_json(const SearchRequest& request, const Candidate& c) {
   // A choice key is written when the search chose it or it is not the config default.
   const auto& dimensions = choice_dimensions();
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    if (request.spec.choices[d].size() > 1 || c.choice[d] != dimensions[d].get(TrainingSpec{})) {
-      training[dimensions[d].key] = schema::choice_value_name(d, c.choice[d]);
+    const double value = request.spec.choices[d][static_cast<size_t>(c.choice[d])];
+    if (request.spec.choices[d].size() > 1 || value != dimensions[d].get(TrainingSpec{})) {
+      training[dimensions[d].key] = schema::choice_value_json(d, value);
     }
   }
   Json system = request.system.is_string() ? Json{{"preset", request.system}} : request.system;

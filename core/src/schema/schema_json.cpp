@@ -3,6 +3,7 @@
 #include "schema/config_schema.h"
 #include "schema/search_request.h"
 #include "schema/whatif_request.h"
+#include "search/choices.h"
 #include "whatif/system_scaling.h"
 
 namespace trainsim::schema {
@@ -12,6 +13,14 @@ nlohmann::json fields_json(const std::vector<FieldInfo>& fields) {
   nlohmann::json out = nlohmann::json::array();
   for (const FieldInfo& field : fields) out.push_back(to_json(field));
   return out;
+}
+
+// The constraints that list values of a training key (search/choices.h): without
+// one the search tries the training's value.
+nlohmann::json search_choice_keys() {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const ChoiceDimension& dimension : choice_dimensions()) keys.push_back(dimension.key);
+  return keys;
 }
 
 nlohmann::json build() {
@@ -32,6 +41,7 @@ nlohmann::json build() {
             {"system", fields_json(describe(system_table()))}}},
           {"search", fields_json(search_fields())},
           {"search_constraints", fields_json(search_constraint_fields())},
+          {"search_choices", search_choice_keys()},
           {"whatif", fields_json(whatif_fields())},
           {"whatif_figures", figures}};
 }

@@ -1,6 +1,7 @@
 // "/constraints" of a search document.
 #include <algorithm>
-#include <string_view>
+#include <optional>
+#include <stdexcept>
 
 #include "schema/json_reader.h"
 #include "input_limits.h"
@@ -8,6 +9,7 @@
 #include "schema/config_reader.h"
 #include "schema/config_schema.h"
 #include "schema/enums.h"
+#include "search/candidate.h"
 #include "search/choices.h"
 
 namespace trainsim::schema {
@@ -132,21 +134,64 @@ UnevenStages read_uneven_stages(ObjectReader& r) {
   return UnevenStages::kAuto;
 }
 
-// The training key's own enum names (training_schema.cpp).
-const EnumNames* training_enum(const std::string& key) {
+// The training key's row (training_schema.cpp): how the key reads and writes one value.
+const Field<TrainingInput>& training_row(const char* key) {
   for (const auto& field : training_table()) {
-    if (field.info.key == key) return field.info.enumeration;
+    if (field.info.key == key) return field;
   }
-  return nullptr;
+  throw std::logic_error(std::string("no training key ") + key);  // a row of choices.cpp without a key
 }
 
-// Each choice key: a name or a list of names of the training key's enum; the
-// training template's value when absent (search/choices.h).
+// One value of a choice key, read as the training key reads it (an enum's
+// names; a number in the key's range); nullopt after an issue at `at`.
+std::optional<double> read_choice_value(const ChoiceDimension& dimension, const Json& item,
+                                        const std::string& at, Issues& issues) {
+  const Field<TrainingInput>& row = training_row(dimension.key);
+  if (const EnumNames* names = row.info.enumeration) {
+    const auto index = item.is_string() ? names->find(item.get<std::string>()) : std::nullopt;
+    if (!index) {
+      issues.push_back({at, "expected one of " + names->quoted() + ", got " + describe_json_value(item)});
+      return std::nullopt;
+    }
+    return static_cast<double>(*index);
+  }
+  Issues local;
+  Json object = Json::object();
+  object[dimension.key] = item;
+  ObjectReader r(object, "", local);
+  TrainingInput input;
+  row.read(r, input, ReadContext{});
+  for (const Issue& issue : local) issues.push_back({at, issue.message});
+  if (!local.empty()) return std::nullopt;
+  return dimension.get(input.spec);
+}
+
+// The first issue of the key's rules (validate.h) with `value` on the search's
+// template (every degree 1, no recompute), in validate()'s words; "" when none.
+std::string value_issue(const ChoiceDimension& dimension, const SearchSpec& spec, double value) {
+  if (dimension.value_rules == nullptr) return "";
+  Config probe = base_config(spec);
+  dimension.set(probe.training, value);
+  const Issues found = dimension.value_rules(probe);
+  if (found.empty()) return "";
+  const std::string own = std::string("/training/") + dimension.key;
+  return found[0].path == own ? found[0].message : found[0].path + ": " + found[0].message;
+}
+
+bool model_and_system_read(const Issues& issues) {
+  return std::none_of(issues.begin(), issues.end(), [](const Issue& issue) {
+    return issue.path.rfind("/model", 0) == 0 || issue.path.rfind("/system", 0) == 0;
+  });
+}
+
+// Each choice key: a value or a list of values, read as the training key reads
+// one; the training template's value when absent (search/choices.h).
 void read_choices(ObjectReader* r, SearchRequest& request, Issues& issues) {
   const auto& dimensions = choice_dimensions();
+  const bool probe = model_and_system_read(issues);
   for (size_t d = 0; d < dimensions.size(); ++d) {
     const ChoiceDimension& dimension = dimensions[d];
-    std::vector<int>& values = request.spec.choices[d];
+    std::vector<double>& values = request.spec.choices[d];
     values = {dimension.get(request.spec.training)};
     const Json* value = r == nullptr ? nullptr : r->raw(dimension.key);
     if (value == nullptr) continue;
@@ -156,34 +201,29 @@ void read_choices(ObjectReader* r, SearchRequest& request, Issues& issues) {
                                   "; set one of the two"});
       continue;
     }
-    if (std::string_view(dimension.key) == "fp8_recipe" && request.spec.training.dtype != Dtype::kFp8) {
-      issues.push_back({path, "applies only to dtype \"fp8\" (set /dtype or remove the constraint)"});
+    if (dimension.applies != nullptr && !dimension.applies(request.spec.training)) {
+      issues.push_back({path, std::string("applies only to ") + dimension.applies_to});
       continue;
     }
-    const EnumNames* names = training_enum(dimension.key);
     const Json items = value->is_array() ? *value : Json::array({*value});
-    if (names == nullptr || items.empty()) {
-      issues.push_back({path, "expected a name or a non-empty array of names"});
+    if (items.empty() || items.size() > kMaxChoiceValues) {
+      issues.push_back({path, "expected a value or a non-empty array of at most " +
+                                  std::to_string(kMaxChoiceValues) + " values, got " +
+                                  describe_json_value(*value)});
       continue;
     }
     values.clear();
     for (size_t i = 0; i < items.size(); ++i) {
       const std::string at = value->is_array() ? path + "/" + std::to_string(i) : path;
-      const auto index = items[i].is_string() ? names->find(items[i].get<std::string>()) : std::nullopt;
-      if (!index) {
-        issues.push_back({at, "expected one of " + names->quoted() + ", got " +
-                                  describe_json_value(items[i])});
-      } else if (std::find(values.begin(), values.end(), static_cast<int>(*index)) != values.end()) {
+      const std::optional<double> v = read_choice_value(dimension, items[i], at, issues);
+      if (!v) continue;
+      if (std::find(values.begin(), values.end(), *v) != values.end()) {
         issues.push_back({at, "duplicate value " + items[i].dump()});
-      } else if (std::string_view(dimension.key) == "fp8_recipe" &&
-                 static_cast<Fp8Recipe>(*index) == Fp8Recipe::kMxfp8 &&
-                 request.spec.system.gpu.peak_fp4_flops_per_s <= 0.0) {
-        // validate.cpp's rule for training.fp8_recipe (Transformer Engine quantization.py).
-        issues.push_back({at, "\"mxfp8\" needs block-scaled (MX) tensor cores (compute capability >= "
-                              "10.0; system.gpu.peak_tflops.fp4 > 0); " + request.spec.system.gpu.name +
-                              " has none"});
+      } else if (const std::string issue = probe ? value_issue(dimension, request.spec, *v) : "";
+                 !issue.empty()) {
+        issues.push_back({at, issue});
       } else {
-        values.push_back(static_cast<int>(*index));
+        values.push_back(*v);
       }
     }
     if (values.empty()) values = {dimension.get(request.spec.training)};
@@ -210,9 +250,13 @@ void read_caps(ObjectReader& r, SearchRequest& request) {
 
 }  // namespace
 
-std::string choice_value_name(size_t dimension, int value) {
-  const EnumNames* names = training_enum(choice_dimensions()[dimension].key);
-  return names->names[static_cast<size_t>(value)];
+Json choice_value_json(size_t dimension, double value) {
+  const ChoiceDimension& row = choice_dimensions()[dimension];
+  TrainingInput input;
+  row.set(input.spec, value);
+  Json out = Json::object();
+  training_row(row.key).write(input, out);
+  return out[row.key];
 }
 
 void read_search_constraints(const Json* value, SearchRequest& request, Issues& issues) {

@@ -140,14 +140,19 @@ std::vector<FieldInfo> search_constraint_fields() {
                                               {{"granularity", "full"}, {"method", "uniform"}, {"num_layers", 1}}})),
                  Type::kObject),
   };
-  // The choice keys (search/choices.h), with the training key's enum.
+  // The choice keys (search/choices.h): lists of the training key's values (its
+  // enum, or its type and range).
   for (const ChoiceDimension& dimension : choice_dimensions()) {
     for (const auto& row : training_table()) {
       if (row.info.key != dimension.key) continue;
       FieldInfo info = with_items(field(dimension.key, Type::kArray, kOptional,
                                         {"", row.info.label.c_str(), "values to try; default: training's value"}),
-                                  Type::kEnum, row.info.enumeration);
+                                  row.info.type, row.info.enumeration);
       info.label = row.info.label;
+      info.unit = row.info.unit;
+      info.min = row.info.min;
+      info.max = row.info.max;
+      info.min_exclusive = row.info.min_exclusive;
       fields.push_back(info);
     }
   }

@@ -43,7 +43,7 @@ void read_search_constraints(const nlohmann::json* value, SearchRequest& request
 std::vector<int64_t> read_int_choices(ObjectReader& r, const char* key, int64_t min_value,
                                       int64_t max_value);
 
-// The name of a choice key's value (search/choices.h), from the training key's enum.
-std::string choice_value_name(size_t dimension, int value);
+// A choice key's value (search/choices.h) as the training key writes it (an enum's name, a number).
+nlohmann::json choice_value_json(size_t dimension, double value);
 
 }  // namespace trainsim::schema

@@ -38,8 +38,7 @@ void apply_candidate(const SearchSpec& spec, const Candidate& c, Config& config)
     p.num_layers_in_first_stage.reset();
     p.num_layers_in_last_stage.reset();
   }
-  const auto& dimensions = choice_dimensions();
-  for (size_t d = 0; d < dimensions.size(); ++d) dimensions[d].set(t, c.choice[d]);
+  apply_choices(spec, c.choice, t);
 }
 
 }  // namespace trainsim

@@ -22,7 +22,8 @@ struct Candidate {
   int16_t recompute = 0;             ///< index into SearchSpec::recompute
   int8_t zero_stage = 1;
   bool sequence_parallel = false;
-  std::array<int8_t, kMaxChoiceDimensions> choice{};  ///< value per choice dimension (choices.h)
+  /// Per choice dimension (choices.h): the index of its value in SearchSpec::choices.
+  std::array<int8_t, kMaxChoiceDimensions> choice{};
 };
 
 // The fields every candidate shares: model, system and the training template.

@@ -1,34 +1,69 @@
 #include "search/choices.h"
 
+#include <algorithm>
+
+#include "validate.h"
+
 namespace trainsim {
 
-// One row per key: TRAINSIM_CHOICE(key, member of TrainingSpec, enum type,
-// when it matters, part of the layout).
-#define TRAINSIM_CHOICE(key, member, type, matters_expr, in_layout)                         \
-  ChoiceDimension {                                                                         \
-    key, [](const TrainingSpec& t) { return static_cast<int>(t.member); },                  \
-        [](TrainingSpec& t, int v) { t.member = static_cast<type>(v); },                    \
-        [](int64_t tp, int64_t cp, int64_t pp) {                                            \
-          (void)tp, (void)cp, (void)pp;                                                     \
-          return static_cast<bool>(matters_expr);                                           \
-        },                                                                                  \
-        in_layout                                                                           \
-  }
+// get and set of an enum or integer member of TrainingSpec.
+#define TRAINSIM_CHOICE_ACCESS(member, type)                                              \
+  .get = [](const TrainingSpec& t) { return static_cast<double>(t.member); },             \
+  .set = [](TrainingSpec& t, double v) { t.member = static_cast<type>(static_cast<int64_t>(v)); }
 
 const std::vector<ChoiceDimension>& choice_dimensions() {
   static const std::vector<ChoiceDimension> dimensions = {
-      TRAINSIM_CHOICE("cp_comm_type", parallel.cp_comm_type, CpCommType, cp > 1, false),
+      {.key = "cp_comm_type",
+       TRAINSIM_CHOICE_ACCESS(parallel.cp_comm_type, CpCommType),
+       .matters = [](int64_t, int64_t cp, int64_t) { return cp > 1; },
+       .in_layout = false},
       // Every schedule but 1f1b needs pipeline parallelism (time/schedule_orders.cpp,
       // schedule_supported); each is its own layout (its bubble, memory and overlap differ).
-      TRAINSIM_CHOICE("pipeline_schedule", parallel.schedule, PipelineSchedule, pp > 1, true),
-      // The FP8 scaling recipe (Megatron --fp8-recipe): only with dtype fp8, which the
-      // search request checks (schema/search_constraints.cpp); it changes every plan.
-      TRAINSIM_CHOICE("fp8_recipe", fp8_recipe, Fp8Recipe, true, false),
+      {.key = "pipeline_schedule",
+       TRAINSIM_CHOICE_ACCESS(parallel.schedule, PipelineSchedule),
+       .matters = [](int64_t, int64_t, int64_t pp) { return pp > 1; },
+       .in_layout = true},
+      // The FP8 scaling recipe (Megatron --fp8-recipe): it changes every plan.
+      {.key = "fp8_recipe",
+       TRAINSIM_CHOICE_ACCESS(fp8_recipe, Fp8Recipe),
+       .matters = [](int64_t, int64_t, int64_t) { return true; },
+       .in_layout = false,
+       .applies = [](const TrainingSpec& t) { return t.dtype == Dtype::kFp8; },
+       .applies_to = "dtype \"fp8\" (set /dtype or remove the constraint)",
+       .value_rules = fp8_recipe_gpu_issues},
+      // Optimizer CPU offload (Megatron --optimizer-offload-fraction): the part of the
+      // optimizer states in host memory, on any layout.
+      {.key = "optimizer_offload_fraction",
+       .get = [](const TrainingSpec& t) { return t.optimizer_offload_fraction; },
+       .set = [](TrainingSpec& t, double v) { t.optimizer_offload_fraction = v; },
+       .matters = [](int64_t, int64_t, int64_t) { return true; },
+       .in_layout = false,
+       .value_rules = optimizer_offload_issues},
+      // Activation CPU offload (Megatron --cpu-offloading-num-layers): Megatron-LM has
+      // none with pipeline parallelism (validate.cpp), so pp > 1 tries no offload.
+      {.key = "activation_offload_layers",
+       TRAINSIM_CHOICE_ACCESS(activation_offload_layers, int64_t),
+       .matters = [](int64_t, int64_t, int64_t pp) { return pp == 1; },
+       .in_layout = false,
+       .value_rules = activation_offload_issues},
   };
-  static_assert(kMaxChoiceDimensions >= 3);
+  static_assert(kMaxChoiceDimensions >= 5);
   return dimensions;
 }
 
-#undef TRAINSIM_CHOICE
+#undef TRAINSIM_CHOICE_ACCESS
+
+size_t fixed_choice(const ChoiceDimension& dimension, const std::vector<double>& values) {
+  const auto found = std::find(values.begin(), values.end(), dimension.get(TrainingSpec{}));
+  return found == values.end() ? 0 : static_cast<size_t>(found - values.begin());
+}
+
+void apply_choices(const SearchSpec& spec, const std::array<int8_t, kMaxChoiceDimensions>& choice,
+                   TrainingSpec& training) {
+  const auto& dimensions = choice_dimensions();
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    dimensions[d].set(training, spec.choices[d][static_cast<size_t>(choice[d])]);
+  }
+}
 
 }  // namespace trainsim

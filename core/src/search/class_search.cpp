@@ -70,7 +70,7 @@ ClassResult ClassWorker::process(const LayoutClass& layout, const Incumbents& kn
   for (const SubBlock& block : space_.sub_blocks(layout)) {
     const double floor_s = use_floors_ ? floors_.time_floor_s(layout, block) : 0.0;
     if (floor_s > 0.0) {
-      const double floor_bytes = static_floor_bytes(bound_, scratch_, layout, block);
+      const double floor_bytes = static_floor_bytes(spec_, bound_, scratch_, layout, block);
       const CandidateMetrics m = metrics_for_time(floor_s, floor_bytes, layout.num_gpus, spec_);
       if (excluded(m, floor_bytes, known)) {
         counts.skipped += static_cast<int64_t>(plans.size());

@@ -76,9 +76,7 @@ void SearchFloors::measure(const LayoutClass& layout) {
       Candidate c = make_candidate(layout, block, plan);
       if (checker_.check(c) != nullptr) continue;
       TrainingSpec& t = schedule_scratch_;
-      for (size_t d = 0; d < choice_dimensions().size(); ++d) {
-        choice_dimensions()[d].set(t, c.choice[d]);
-      }
+      apply_choices(spec_, c.choice, t);
       const Estimate bound = evaluator_.time_bound(c);
       work_s_.emplace(key, work_per_micro_batch_s(bound, c, t.parallel.schedule));
       break;
@@ -103,7 +101,7 @@ double SearchFloors::class_floor_s(const LayoutClass& layout) const {
   return floor;
 }
 
-double static_floor_bytes(const StaticMemoryBound& bound, Config& scratch,
+double static_floor_bytes(const SearchSpec& spec, const StaticMemoryBound& bound, Config& scratch,
                           const LayoutClass& layout, const SubBlock& block) {
   ParallelSpec& p = scratch.training.parallel;
   p.tp = layout.tp;
@@ -114,6 +112,8 @@ double static_floor_bytes(const StaticMemoryBound& bound, Config& scratch,
   p.etp = layout.etp;
   scratch.system.num_gpus = layout.num_gpus;
   scratch.training.zero_stage = block.zero_stage;
+  // The choice keys too: optimizer offload moves optimizer states off the GPU.
+  apply_choices(spec, block.choice, scratch.training);
   return bound.layout_lower_bound_bytes(scratch);
 }
 

@@ -62,8 +62,8 @@ class SearchFloors {
 };
 
 // Static memory of every member of the block is at least this (`scratch`: a
-// config of the search's model to write the degrees into).
-double static_floor_bytes(const StaticMemoryBound& bound, Config& scratch,
+// config of the search's model to write the degrees and choice keys into).
+double static_floor_bytes(const SearchSpec& spec, const StaticMemoryBound& bound, Config& scratch,
                           const LayoutClass& layout, const SubBlock& block);
 
 }  // namespace trainsim

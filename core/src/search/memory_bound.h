@@ -23,8 +23,9 @@ class StaticMemoryBound {
   // Call only on a validated config of that model.
   double lower_bound_bytes(const Config& config) const;
 
-  // A lower bound for every stage split and vpp of the config's degrees and
-  // ZeRO stage (nothing else of the config is read, so it need not be valid):
+  // A lower bound for every stage split and vpp of the config's degrees, ZeRO
+  // stage and optimizer offload (nothing else that varies between plans is
+  // read, so the config need not be valid):
   // static memory is linear in a stage's parameters, so the most loaded stage
   // holds at least the static memory of the average stage.
   double layout_lower_bound_bytes(const Config& config) const;

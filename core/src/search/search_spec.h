@@ -46,9 +46,11 @@ inline constexpr int64_t kMaxStagePlans = 250'000;
 // the estimate calls "fits".
 inline constexpr double kDefaultSearchMemoryHeadroom = kDefaultMemoryHeadroom;
 
-// Training enums a search may try several values of (search/choices.h): the
-// values are the enumerators' ints, per dimension in choices.h's order.
-inline constexpr size_t kMaxChoiceDimensions = 4;
+// Training keys a search may try several values of (search/choices.h), per
+// dimension in choices.h's order: enums as their enumerators' ints, numbers as
+// they are. A plan holds the index of its value (at most kMaxChoiceValues each).
+inline constexpr size_t kMaxChoiceDimensions = 6;
+inline constexpr size_t kMaxChoiceValues = 64;
 
 struct RecomputeMode {
   RecomputeSpec spec;
@@ -73,8 +75,8 @@ struct SearchSpec {
   std::vector<RecomputeMode> recompute;  ///< filled by the parser (default: none, selective, full)
   std::vector<int64_t> zero_stage = {1};
   /// Values tried per choice dimension (choices.h); filled by the parser (default:
-  /// the training template's value, e.g. cp_comm_type p2p).
-  std::array<std::vector<int>, kMaxChoiceDimensions> choices;
+  /// the training template's value, e.g. cp_comm_type p2p, no optimizer offload).
+  std::array<std::vector<double>, kMaxChoiceDimensions> choices;
   SequenceParallelPolicy sequence_parallel = SequenceParallelPolicy::kAlways;
   UnevenStages uneven_stages = UnevenStages::kAuto;
   /// The memory verdict's headroom: a plan fits when its device memory (reserved + outside the

@@ -207,9 +207,10 @@ std::vector<SubBlock> SearchSpace::sub_blocks(const LayoutClass& c) const {
   };
   const auto& dimensions = choice_dimensions();
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    std::vector<int> values = spec_.choices[d];
-    if (!dimensions[d].matters(c.tp, c.cp, c.pp)) values.resize(1);
-    expand(values, [d](SubBlock& b, int v) { b.choice[d] = static_cast<int8_t>(v); });
+    std::vector<size_t> indices(spec_.choices[d].size());
+    std::iota(indices.begin(), indices.end(), size_t{0});
+    if (!dimensions[d].matters(c.tp, c.cp, c.pp)) indices = {fixed_choice(dimensions[d], spec_.choices[d])};
+    expand(indices, [d](SubBlock& b, size_t i) { b.choice[d] = static_cast<int8_t>(i); });
   }
   expand(spec_.micro_batch_size,
          [](SubBlock& b, int64_t v) { b.micro_batch_size = static_cast<int32_t>(v); });

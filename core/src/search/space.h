@@ -31,7 +31,7 @@ struct LayoutClass {
 // the degrees (with the ZeRO stage).
 struct SubBlock {
   bool sequence_parallel = false;
-  std::array<int8_t, kMaxChoiceDimensions> choice{};
+  std::array<int8_t, kMaxChoiceDimensions> choice{};  ///< indices into SearchSpec::choices
   int32_t micro_batch_size = 1;
   int8_t zero_stage = 1;
 };
