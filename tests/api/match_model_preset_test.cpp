@@ -3,6 +3,9 @@
 // the page selects it after an import.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "test_util.h"
 
 namespace trainsim {
@@ -18,15 +21,18 @@ Json matched(const Json& model) {
 
 Json preset_model(const std::string& id) { return Json::parse(preset_json(id))["result"]["model"]; }
 
-// Every preset, written out inline under another name, is found again: no two
-// presets describe the same model, and the comparison reads every field.
+// Every preset, written out inline under another name, is found again. Two
+// presets share one architecture (llama3.1-405b and llama3-405b differ only in
+// their names): the first id wins; any other repeat fails here.
 TEST(MatchModelPresetTest, EveryPresetWrittenInlineIsItself) {
+  const std::map<std::string, std::string> same_as = {{"llama3.1-405b", "llama3-405b"}};
   const Json presets = Json::parse(presets_json())["result"]["models"];
   ASSERT_GT(presets.size(), 10u);
   for (const Json& preset : presets) {
-    Json model = preset_model(preset["id"]);
+    const std::string id = preset["id"];
+    Json model = preset_model(id);
     model["name"] = "my import";
-    EXPECT_EQ(matched(model), preset["id"]) << preset["id"];
+    EXPECT_EQ(matched(model), same_as.count(id) != 0 ? same_as.at(id) : id) << id;
   }
 }
 
