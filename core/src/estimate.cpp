@@ -129,6 +129,7 @@ Estimate estimate_with(const Config& config, const EstimateOptions& options, Blo
   time_options.timeline = options.timeline;
   time_options.pipeline_lower_bound = options.time_lower_bound;
   time_options.explain = options.describe && !options.time_lower_bound;
+  time_options.op_table = options.describe;
   estimate_time(config, plan, result.memory.stages, result, time_options);
   return result;
 }

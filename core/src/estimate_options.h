@@ -15,7 +15,7 @@ struct EstimateOptions {
   bool timeline = true;            ///< record the pipeline timeline
   bool reference_formulas = true;  ///< Korthikanti 2022 / Megatron closed forms
   bool model_summary = true;       ///< parameter counts (Estimate::model)
-  bool describe = true;            ///< peak-op names and the reasons a plan does not fit
+  bool describe = true;  ///< peak-op names, the reasons a plan does not fit, op tables and calibration
   /// Price the pipeline by its lower bound (time/pipeline_schedule.h): time.iteration_s
   /// is then a lower bound of the step time, the rest of the time part is not meaningful.
   bool time_lower_bound = false;

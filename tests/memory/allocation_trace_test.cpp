@@ -14,23 +14,13 @@
 #include "memory/stage_replay.h"
 #include "memory/trace_replay.h"
 #include "model/model_plan.h"
-#include "schema/config_reader.h"
 #include "test_util.h"
-#include "validate.h"
+#include "valid_config.h"
 
 namespace trainsim {
 namespace {
 
 using Json = nlohmann::json;
-
-Config config_of(const Json& document) {
-  Config config;
-  Issues issues;
-  EXPECT_TRUE(schema::read_config(document.dump(), config, issues)) << document.dump();
-  for (const Issue& issue : issues) ADD_FAILURE() << issue.path << ": " << issue.message;
-  for (const Issue& issue : validate(config)) ADD_FAILURE() << issue.path << ": " << issue.message;
-  return config;
-}
 
 Json plan_config(const char* model, int tp, int pp, int vpp, int mbs, int gbs, const char* recompute,
                  int num_gpus, int ep = 1) {
@@ -68,7 +58,7 @@ ModelPlan plan_of(const Config& config) { return build_model_plan(config); }
 
 TEST(AllocationTraceTest, SteadyStepPeakOfRequestedBytesIsTheOpWalkPeak) {
   for (const Json& document : sample_configs()) {
-    const Config config = config_of(document);
+    const Config config = testing::valid_config_of(document);
     const ModelPlan plan = plan_of(config);
     const std::vector<StageMemory> stages = estimate_stage_memory(config, plan, false);
     const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
@@ -89,7 +79,7 @@ TEST(AllocationTraceTest, SteadyStepPeakOfRequestedBytesIsTheOpWalkPeak) {
 
 TEST(AllocationTraceTest, LayerGranularityKeepsThePeak) {
   for (const Json& document : sample_configs()) {
-    const Config config = config_of(document);
+    const Config config = testing::valid_config_of(document);
     const ModelPlan plan = plan_of(config);
     const std::vector<StageMemory> stages = estimate_stage_memory(config, plan, false);
     for (size_t i = 0; i < stages.size(); ++i) {
@@ -107,7 +97,7 @@ TEST(AllocationTraceTest, LayerGranularityKeepsThePeak) {
 
 TEST(AllocationTraceTest, StaticTensorsAddUpToTheStagesStaticParts) {
   for (const Json& document : sample_configs()) {
-    const Config config = config_of(document);
+    const Config config = testing::valid_config_of(document);
     const ModelPlan plan = plan_of(config);
     const std::vector<StageMemory> stages = estimate_stage_memory(config, plan, false);
     for (size_t i = 0; i < stages.size(); ++i) {
@@ -167,7 +157,7 @@ TEST(AllocationTraceTest, CompressedStepReservesWhatTheFullStepReserves) {
       Json document = base;
       document["training"]["global_batch_size"] = base["training"]["global_batch_size"].get<int>() * 4;
       document["training"]["expandable_segments"] = expandable;
-      const Config config = config_of(document);
+      const Config config = testing::valid_config_of(document);
       const ModelPlan plan = plan_of(config);
       const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
       const ParallelSpec& p = config.training.parallel;
@@ -246,7 +236,7 @@ TEST(AllocationTraceTest, AReusedAllocatorReplaysEveryStageAsAFreshOne) {
   int compared = 0;
   int out_of_memory = 0;
   for (const Json& document : sample_configs()) {
-    const Config config = config_of(document);
+    const Config config = testing::valid_config_of(document);
     const ModelPlan plan = plan_of(config);
     const std::vector<StageTracePlan> traces = plan_stage_traces(config, plan);
     for (size_t i = 0; i < traces.size(); ++i) {

@@ -19,25 +19,15 @@
 #include "memory/stage_replay.h"
 #include "memory/trace_replay.h"
 #include "model/model_plan.h"
-#include "schema/config_reader.h"
 #include "test_util.h"
+#include "valid_config.h"
 #include "time/pipeline_run.h"
 #include "time/schedule_orders.h"
-#include "validate.h"
 
 namespace trainsim {
 namespace {
 
 using Json = nlohmann::json;
-
-Config config_of(const Json& document) {
-  Config config;
-  Issues issues;
-  EXPECT_TRUE(schema::read_config(document.dump(), config, issues)) << document.dump();
-  for (const Issue& issue : issues) ADD_FAILURE() << issue.path << ": " << issue.message;
-  for (const Issue& issue : validate(config)) ADD_FAILURE() << issue.path << ": " << issue.message;
-  return config;
-}
 
 // pp 4 with 8 micro-batches (dualpipe needs m >= 2 pp; the V schedules vpp 2).
 Json scheduled(const char* schedule, const char* model = "llama3-8b", const char* recompute = "none",
@@ -78,7 +68,7 @@ PassKind kind_of(ActionKind kind) {
 TEST(ScheduleTraceTest, OrdersAreTheTimeModelsRankOrders) {
   for (const char* schedule : kSchedules) {
     SCOPED_TRACE(schedule);
-    const Config config = config_of(scheduled(schedule));
+    const Config config = testing::valid_config_of(scheduled(schedule));
     const ModelPlan plan = build_model_plan(config);
     const ScheduleInFlight in_flight = in_flight_of(config, plan);
     const ParallelSpec& p = config.training.parallel;
@@ -136,7 +126,7 @@ TEST(ScheduleTraceTest, ReplayedPeakIsTheMemoryModelsPeak) {
         document["training"]["recompute"] = {{"granularity", "full"}, {"method", "uniform"}, {"num_layers", 1}};
       }
       SCOPED_TRACE(document.dump());
-      const Config config = config_of(document);
+      const Config config = testing::valid_config_of(document);
       const ModelPlan plan = build_model_plan(config);
       const ScheduleInFlight in_flight = in_flight_of(config, plan);
       const std::vector<StageMemory> stages = estimate_stage_memory(config, plan, false, &in_flight);
@@ -183,7 +173,7 @@ TEST(ScheduleTraceTest, ReplayedPeakIsTheMemoryModelsPeak) {
 // A B pass frees less than a BW: the same micro-batches in flight cost more
 // under an order that defers W (the trace keeps the W's share alive).
 TEST(ScheduleTraceTest, BackwardKeepsTheWeightShareUntilItsW) {
-  const Config config = config_of(scheduled("zero_bubble_h1"));
+  const Config config = testing::valid_config_of(scheduled("zero_bubble_h1"));
   const ModelPlan plan = build_model_plan(config);
   const ScheduleInFlight in_flight = in_flight_of(config, plan);
   ASSERT_GT(in_flight.weight_kept_fraction, 0.5);
@@ -216,7 +206,7 @@ struct Figures {
 };
 
 Figures estimate_figures(const Json& document) {
-  const Estimate e = estimate(config_of(document));
+  const Estimate e = estimate(testing::valid_config_of(document));
   Figures f;
   for (const StageMemory& s : e.memory.stages) {
     f.allocated = std::max(f.allocated, s.peak_bytes);
@@ -269,7 +259,7 @@ TEST(ScheduleTraceTest, SearchFitsTestSeesTheFragmentation) {
     Json document = scheduled(schedule, "mixtral-8x7b", "none", 2);
     document["system"]["num_gpus"] = 32;
     document["training"]["global_batch_size"] = 32;
-    Config config = config_of(document);
+    Config config = testing::valid_config_of(document);
     const Estimate e = estimate(config);
     double lower = 0.0, replayed = 0.0;  // device bytes (the largest stage)
     for (const StageMemory& s : e.memory.stages) {

@@ -43,11 +43,11 @@ TEST(LinkBandwidthTest, BusBandwidthMatchesTheRingClosedForm) {
     // all-reduce: 2(n-1)/n of the data in 2(n-1) steps; all-gather: (n-1)/n in n-1.
     const double ar_sent = bytes * 2 * (dn - 1) / dn;
     const double ar = ar_sent / (8.4e-6 + 2 * (dn - 1) * 3.4e-6 + ar_sent / (400e9 * 0.8));
-    EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, n, l, system), ar,
+    EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, n, l, system, true), ar,
                 ar * 1e-9);
     const double ag_sent = bytes * (dn - 1) / dn;
     const double ag = ag_sent / (8.4e-6 + (dn - 1) * 3.4e-6 + ag_sent / (400e9 * 0.8));
-    EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllGather, bytes, n, l, system), ag,
+    EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllGather, bytes, n, l, system, true), ag,
                 ag * 1e-9);
   }
 }
@@ -56,14 +56,32 @@ TEST(LinkBandwidthTest, FractionGrowsWithMessageSizeAndFallsWithGroupSize) {
   const LinkSpec l = link(400e9, 3.4e-6, 0.8);
   const SystemSpec system = node_system();
   const auto bus = [&](double bytes, int64_t n) {
-    return achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, n, l, system);
+    return achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, n, l, system, true);
   };
   EXPECT_LT(bus(1e6, 8), bus(1e8, 8));
   EXPECT_LT(bus(1e8, 8), bus(1e10, 8));
   EXPECT_NEAR(bus(1e12, 8), 400e9 * 0.8, 400e9 * 0.8 * 1e-3);  // the measured fraction, not 100%
   EXPECT_GT(bus(1e7, 2), bus(1e7, 8));
   EXPECT_GT(bus(1e7, 8), bus(1e7, 64));
-  EXPECT_EQ(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, 1e9, 1, l, system), 0.0);
+  EXPECT_EQ(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, 1e9, 1, l, system, true), 0.0);
+}
+
+// The nvls flag means the same here as in collective_time_s: with NVLS measured on
+// the link (H100: algbw 275 GB/s of 450, nccl-tests#212) a 1 GB all-reduce over 8
+// GPUs reaches NVLS's bus bandwidth (algbw x 2(n-1)/n, 25 us per call) only when
+// allowed; without it, the ring's closed form of the first test.
+TEST(LinkBandwidthTest, NvlsFlagSelectsNvlsOnlyWhenAllowed) {
+  LinkSpec l = link(450e9, 3.4e-6, 0.822);
+  l.nvls_all_reduce_efficiency = 275.0 / 450.0;
+  const SystemSpec system = node_system();
+  const double bytes = 1e9, sent = bytes * 2 * 7 / 8.0;
+  const double nvls = sent / (25e-6 + bytes / 275e9);
+  const double ring = sent / (8.4e-6 + 14 * 3.4e-6 + sent / (450e9 * 0.822));
+  EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, 8, l, system, true), nvls,
+              nvls * 1e-9);
+  EXPECT_NEAR(achieved_bus_bandwidth_bytes_per_s(CollectiveKind::kAllReduce, bytes, 8, l, system, false), ring,
+              ring * 1e-9);
+  EXPECT_GT(nvls, ring);
 }
 
 // The preset's per-group-size fits (SimuMax's collective microbenchmarks on the

@@ -78,23 +78,25 @@ NcclCollective nccl_call(CollectiveKind kind, double bytes, int64_t ranks, int64
   return c;
 }
 
-// nccl_call() for a group inside one NVLink domain on `link`: NVLS too, where measured.
+// nccl_call() for a group inside one NVLink domain on `link`: NVLS too, where
+// measured and allowed (nvls: training.nccl_nvls, NCCL_NVLS_ENABLE).
 NcclCollective nccl_call_inside(CollectiveKind kind, double bytes, int64_t ranks, const LinkSpec& link,
-                                const SystemSpec& system) {
+                                const SystemSpec& system, bool nvls) {
   NcclCollective c = nccl_call(kind, bytes, ranks, 1, bus_bandwidth(kind, link), system);
-  c.nvls_algorithm_bandwidth_bytes_per_s = link.bandwidth_bytes_per_s * link.nvls_all_reduce_efficiency;
+  c.nvls_algorithm_bandwidth_bytes_per_s =
+      nvls ? link.bandwidth_bytes_per_s * link.nvls_all_reduce_efficiency : 0.0;
   return c;
 }
 
 }  // namespace
 
 double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
-                                          const LinkSpec& link, const SystemSpec& system) {
+                                          const LinkSpec& link, const SystemSpec& system, bool nvls) {
   if (bytes <= 0.0 || ranks <= 1) return 0.0;
   const RingCost ring = ring_cost(kind, static_cast<double>(ranks));
   const double sent = bytes * ring.data_factor;
   if (tuned(kind) && !measured(kind, link)) {
-    return sent / nccl_fastest(nccl_call_inside(kind, bytes, ranks, link, system)).time_s;
+    return sent / nccl_fastest(nccl_call_inside(kind, bytes, ranks, link, system, nvls)).time_s;
   }
   return sent / link_time_s(kind, sent, ring.steps, link, link.bandwidth_bytes_per_s);
 }
@@ -193,9 +195,7 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
   double bandwidth = link.bandwidth_bytes_per_s;
   if (tuned(kind) && !measured(kind, link)) {
     if (!inter) {
-      NcclCollective c = nccl_call_inside(kind, bytes, geometry.size, link, system);
-      if (!nvls) c.nvls_algorithm_bandwidth_bytes_per_s = 0.0;
-      return nccl_fastest(c).time_s;
+      return nccl_fastest(nccl_call_inside(kind, bytes, geometry.size, link, system, nvls)).time_s;
     }
     // Across nodes the ring's (and tree's) bus bandwidth is the slower of its
     // members' NICs in a node and the intra-node hops between them (below).

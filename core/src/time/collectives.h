@@ -48,9 +48,10 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group,
 // latencies, and the protocol's share of bandwidth x efficiency); a collective with
 // a measured figure on the link, all-to-all and p2p take steps x latency + bytes x
 // factor / (bandwidth x efficiency). It tends to bandwidth x efficiency for large
-// messages and depends on size and group size through the latencies.
+// messages and depends on size and group size through the latencies. nvls as in
+// collective_time_s.
 double achieved_bus_bandwidth_bytes_per_s(CollectiveKind kind, double bytes, int64_t ranks,
-                                          const LinkSpec& link, const SystemSpec& system);
+                                          const LinkSpec& link, const SystemSpec& system, bool nvls);
 
 // One step of a ring of point-to-point transfers over `group` (ring attention's
 // K/V exchange): every member sends `bytes` to its neighbour at once, so the step

@@ -281,10 +281,12 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     f.optimizer = optimizer_passes(config, memory[s].dense_parameters, memory[s].expert_parameters);
     explain_time_breakdown(config, f, time.breakdown, out.explanations);
   }
-  time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
-  bool host_waited = false;
-  for (const StageTime& st : time.stages) host_waited = host_waited || st.breakdown.host_overhead_s > 0.0;
-  out.calibration = calibration_of(config, plan, per_op, host_waited);
+  if (options.op_table) {
+    time.ops = stage_op_rows(config, plan, per_op, time.critical_stage);
+    bool host_waited = false;
+    for (const StageTime& st : time.stages) host_waited = host_waited || st.breakdown.host_overhead_s > 0.0;
+    out.calibration = calibration_of(config, plan, per_op, host_waited);
+  }
   out.timeline.included = run_in.record_timeline;
   if (run_in.record_timeline) {
     for (size_t s = 0; s < pipeline.timeline.size(); ++s) {

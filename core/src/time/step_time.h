@@ -24,6 +24,10 @@ struct TimeOptions {
   bool pipeline_lower_bound = false;
   /// Explain the critical stage's breakdown into out.explanations (time/explain_time.h).
   bool explain = false;
+  /// Fill time.ops (the critical stage's per-op table) and out.calibration (the
+  /// figures the estimate rests on). Off where only the step time is read (the
+  /// search's screening, what-if): they change no time.
+  bool op_table = true;
 };
 
 // Fills out.time, out.throughput and out.timeline. memory gives each stage's
