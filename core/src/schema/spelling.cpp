@@ -48,6 +48,10 @@ std::string likely_name(std::string_view word, const std::vector<std::string>& c
   std::string best;
   size_t best_distance = allowed_edits(mine.size()) + 1;
   for (const std::string& candidate : candidates) {
+    // The distance is at least the difference of the lengths (after the dashes).
+    const size_t dashes = std::min(candidate.find_first_not_of('-'), candidate.size());
+    const size_t chars = candidate.size() - dashes;
+    if ((chars > mine.size() ? chars - mine.size() : mine.size() - chars) >= best_distance) continue;
     const size_t distance = edit_distance(mine, normalized(candidate));
     if (distance < best_distance) {
       best_distance = distance;

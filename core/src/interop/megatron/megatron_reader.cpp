@@ -205,11 +205,15 @@ void FlagReader::point_at_typo(const std::string& typo, const std::string& meant
 }
 
 void FlagReader::finish() {
+  // Hints for the first unknown flags only: a pasted command of thousands of
+  // unknown flags must not cost thousands of table-wide distance searches.
+  constexpr int kMaxTypoHints = 64;
+  int hinted = 0;
   for (const std::string& name : order_) {
     if (read_.count(name) != 0 || dropped_.count(name) != 0) continue;
     const FlagInfo info = megatron_flag_info(name);
     if (!info.known) {
-      const std::string meant = likely_megatron_flag(name);
+      const std::string meant = hinted++ < kMaxTypoHints ? likely_megatron_flag(name) : std::string();
       note(name + " is not a Megatron-LM flag trainsim knows: ignored" +
            (meant.empty() ? "" : " (did you mean " + meant + "?)"));
       if (!meant.empty()) point_at_typo(name, meant);
