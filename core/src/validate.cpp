@@ -289,6 +289,62 @@ void validate_activation_offload(const Config& config, Checker& c) {
   });
 }
 
+// Expert-parallel overlap (Megatron-LM --overlap-moe-expert-parallel-comm, --delay-wgrad-compute,
+// --moe-shared-expert-overlap): the refusals of TransformerConfig.__post_init__
+// (megatron/core/transformer/transformer_config.py, the overlap_moe_expert_parallel_comm and
+// delay_wgrad_compute blocks and the shared-expert checks) and of megatron/training/arguments.py.
+// Every trainsim dtype trains on bf16 or fp16 parameters (fp8 / fp4 GEMMs on top), which the
+// overlap requires; the dispatchers trainsim models (alltoall, flex) are both allowed.
+void validate_ep_overlap(const Config& config, Checker& c) {
+  const TrainingSpec& t = config.training;
+  const ParallelSpec& p = t.parallel;
+  const OverlapSpec& o = t.overlap;
+  const RecomputeSpec& r = t.recompute;
+  const bool has_moe_module = std::find(r.modules.begin(), r.modules.end(), RecomputeModule::kMoe) != r.modules.end();
+  if (o.moe_ep_comm) {
+    const char* path = "/training/overlap_moe_expert_parallel_comm";
+    c.require(config.model.moe.has_value() && p.ep > 1, path,
+              "needs a mixture-of-experts model and ep > 1 (Megatron-LM: only supported with expert model parallelism)");
+    c.require(r.granularity != RecomputeGranularity::kFull, "/training/recompute/granularity",
+              "Megatron-LM refuses full recompute with overlap_moe_expert_parallel_comm");
+    c.require(r.granularity != RecomputeGranularity::kSelective || r.num_layers == 0,
+              "/training/recompute/num_layers",
+              "must be 0 with overlap_moe_expert_parallel_comm (Megatron-LM refuses recompute_num_layers)");
+    c.require(!has_moe_module, "/training/recompute/modules",
+              "\"moe\" cannot be recomputed with overlap_moe_expert_parallel_comm (Megatron-LM)");
+    c.require(!o.moe_shared_expert, "/training/moe_shared_expert_overlap",
+              "cannot be combined with overlap_moe_expert_parallel_comm (Megatron-LM)");
+    c.require(config.model.mtp_num_layers <= 1, "/model/mtp_num_layers",
+              "must be at most 1 with overlap_moe_expert_parallel_comm (Megatron-LM)");
+    c.require(p.pp == 1 || p.vpp > 1, "/training/vpp",
+              "must be > 1 with overlap_moe_expert_parallel_comm and pp > 1 (Megatron-LM needs a virtual "
+              "pipeline: the combined 1F1B runs in the interleaved schedule)");
+    c.require(p.schedule == PipelineSchedule::kOneFOneB, "/training/pipeline_schedule",
+              "must be \"1f1b\" with overlap_moe_expert_parallel_comm (Megatron-LM's schedules)");
+    const CudaGraphSpec& g = t.cuda_graph;
+    c.require(g.impl != CudaGraphImpl::kTransformerEngine ||
+                  (!has_module(g, CudaGraphModule::kMoe) && !has_module(g, CudaGraphModule::kMlp)),
+              "/training/cuda_graph/modules",
+              "\"moe\" and \"mlp\" cannot be captured by transformer_engine graphs with "
+              "overlap_moe_expert_parallel_comm (Megatron-LM)");
+  }
+  if (o.delay_wgrad) {
+    c.require(o.moe_ep_comm, "/training/delay_wgrad_compute",
+              "needs overlap_moe_expert_parallel_comm (Megatron-LM)");
+    const int64_t te = t.te_version_major * 100 + t.te_version_minor;
+    c.require(!o.grad_reduce || te >= 208, "/training/te_version",
+              "must be at least 2.8 for delay_wgrad_compute with overlap_grad_reduce (Megatron-LM arguments.py)");
+    c.require(t.gradient_accumulation_fusion || te >= 207, "/training/te_version",
+              "must be at least 2.7 for delay_wgrad_compute without gradient_accumulation_fusion "
+              "(Megatron-LM arguments.py)");
+  }
+  if (o.moe_shared_expert && config.model.moe && config.model.moe->shared_expert_ffn_hidden_size > 0) {
+    c.require(std::find(r.modules.begin(), r.modules.end(), RecomputeModule::kSharedExperts) == r.modules.end(),
+              "/training/recompute/modules",
+              "\"shared_experts\" cannot be recomputed with moe_shared_expert_overlap (Megatron-LM)");
+  }
+}
+
 // The low-precision GEMM format must have a figure in the system.
 void validate_gemm_figures(const Config& config, Checker& c) {
   const GemmFormat format = gemm_format(config.training);
@@ -416,6 +472,7 @@ Issues validate(const Config& config) {
   validate_offload(config, checker);
   validate_links(config, checker);
   validate_activation_offload(config, checker);
+  validate_ep_overlap(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;
 }

@@ -399,6 +399,49 @@ TEST(MegatronImportNotesTest, FsdpShardingImportsAsModelledZeroStages) {
   }
 }
 
+// Expert-parallel overlap (--overlap-moe-expert-parallel-comm with --delay-wgrad-compute, as
+// Megatron-Bridge's moe_a2a_overlap sets them, and --moe-shared-expert-overlap) imports into
+// the keys the time model prices, with no note about them, estimates, and exports back.
+TEST(MegatronImportNotesTest, ExpertParallelOverlapImportsWithoutNotes) {
+  const std::string moe = kBase + " --num-experts 8 --moe-router-topk 2 --moe-ffn-hidden-size 352"
+                                  " --moe-token-dispatcher-type alltoall --moe-grouped-gemm"
+                                  " --expert-model-parallel-size 8 --global-batch-size 32";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--overlap-moe-expert-parallel-comm --delay-wgrad-compute",
+       R"({"overlap_moe_expert_parallel_comm": true, "delay_wgrad_compute": true, "moe_shared_expert_overlap": false})"},
+      {"--overlap-moe-expert-parallel-comm",
+       R"({"overlap_moe_expert_parallel_comm": true, "delay_wgrad_compute": false})"},
+      {"--moe-shared-expert-intermediate-size 256 --moe-shared-expert-overlap",
+       R"({"overlap_moe_expert_parallel_comm": false, "moe_shared_expert_overlap": true})"}};
+  for (const auto& [flags, expected] : cases) {
+    const json envelope = json::parse(import_megatron_json(
+        "torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py " + moe + " " + flags, "h100-sxm-80gb"));
+    ASSERT_TRUE(envelope["ok"].get<bool>()) << flags << ": " << envelope.dump();
+    const json& result = envelope["result"];
+    const json wanted = json::parse(expected);
+    for (auto it = wanted.begin(); it != wanted.end(); ++it) {
+      EXPECT_EQ(result["config"]["training"][it.key()], it.value()) << flags << " " << it.key();
+    }
+    for (const json& note : result["notes"]) {
+      const std::string text = note.get<std::string>();
+      for (const char* flag : {"overlap-moe-expert-parallel-comm", "delay-wgrad-compute", "shared-expert-overlap"}) {
+        EXPECT_EQ(text.find(flag), std::string::npos) << flags << ": " << text;
+      }
+    }
+    const json estimate = json::parse(estimate_json(result["config"].dump()));
+    ASSERT_TRUE(estimate["ok"].get<bool>()) << flags << ": " << estimate.dump();
+    EXPECT_GT(estimate["result"]["time"]["stages"][0]["ep_comm_hidden_s"].get<double>(), 0.0) << flags;
+    const json exported = json::parse(export_megatron_json(result["config"].dump()));
+    ASSERT_TRUE(exported["ok"].get<bool>()) << exported.dump();
+    const json again = json::parse(
+        import_megatron_json(exported["result"]["command"].get<std::string>(), "h100-sxm-80gb"));
+    ASSERT_TRUE(again["ok"].get<bool>()) << again.dump();
+    for (const char* key : {"overlap_moe_expert_parallel_comm", "delay_wgrad_compute", "moe_shared_expert_overlap"}) {
+      EXPECT_EQ(again["result"]["config"]["training"][key], result["config"]["training"][key]) << flags << " " << key;
+    }
+  }
+}
+
 TEST(MegatronImportNotesTest, MegatronDefaultsAreAppliedWithNotes) {
   const json envelope = json::parse(import_megatron_json(
       std::string(kMinimal) + " --num-experts 4 --group-query-attention --multi-latent-attention", ""));

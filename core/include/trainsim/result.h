@@ -154,6 +154,11 @@ struct StageTime {
   double pipeline_s = 0.0;                  ///< when its last backward ends
   double dp_comm_s = 0.0;                   ///< reduce-scatter + all-gather, before overlap
   double dp_comm_exposed_s = 0.0;
+  /// Expert-parallel all-to-all (and expert-TP collectives) of the step before overlap, and
+  /// the part the schedule hides behind another micro-batch's compute (EP overlap, DualPipe's
+  /// F&B pairs, shared-expert overlap); breakdown.ep_comm_exposed_s is the rest.
+  double ep_comm_s = 0.0;
+  double ep_comm_hidden_s = 0.0;
   double optimizer_s = 0.0;
   double total_s = 0.0;                     ///< its step time
   TimeBreakdown breakdown;

@@ -196,6 +196,17 @@ struct OverlapSpec {
   bool grad_reduce = false;   ///< --overlap-grad-reduce
   bool param_gather = false;  ///< --overlap-param-gather
   bool tp_comm = false;       ///< --tp-comm-overlap
+  /// --overlap-moe-expert-parallel-comm: in the steady 1F1B phase one micro-batch's forward
+  /// and another's backward run merged layer by layer, each one's expert all-to-all on a
+  /// communication stream beside the other's compute
+  /// (megatron/core/pipeline_parallel/combined_1f1b.py, model_chunk_schedule_plan.py).
+  bool moe_ep_comm = false;
+  /// --delay-wgrad-compute (with moe_ep_comm): the expert and attention weight gradients run
+  /// after the dispatch backward is issued, so the all-to-all does not wait for them.
+  bool delay_wgrad = false;
+  /// --moe-shared-expert-overlap: the shared experts run on a side stream during the token
+  /// dispatch and combine (megatron/core/transformer/moe/shared_experts.py).
+  bool moe_shared_expert = false;
 };
 
 // Megatron --moe-token-dispatcher-type: alltoall sends each (token, expert) copy;

@@ -15,6 +15,14 @@
 // get_schedule_table and get_pp_rank_microbatches: warm-up
 // 2 (pp - r - 1) + (vpp - 1) * group forwards, at most all of them; the
 // backward of table entry k runs chunk vpp - 1 - chunk(k)).
+//
+// EP overlap (--overlap-moe-expert-parallel-comm) leaves these orders as they are: it
+// runs one warm-up forward more (W + 1) and then merges forward k + W + 1 with backward
+// k layer by layer (combined_1f1b.py), so as a sequence of passes it is W + 1 forwards,
+// then (B(k), F(k + W + 1)) pairs, which is the same list as W forwards then
+// (F(k + W), B(k)) pairs. Inside a merged step the backward frees layer L-1-i while the
+// forward stores layer i, so the live activations stay at the count these orders give
+// plus one layer (not modelled: the trace and the estimate both leave it out).
 #pragma once
 
 #include <cstdint>

@@ -90,6 +90,8 @@ nlohmann::json time_to_json(const TimeEstimate& t) {
                       {"pipeline_s", s.pipeline_s},
                       {"dp_comm_s", s.dp_comm_s},
                       {"dp_comm_exposed_s", s.dp_comm_exposed_s},
+                      {"ep_comm_s", s.ep_comm_s},
+                      {"ep_comm_hidden_s", s.ep_comm_hidden_s},
                       {"optimizer_s", s.optimizer_s},
                       {"total_s", s.total_s},
                       {"breakdown", breakdown_to_json(s.breakdown)}});

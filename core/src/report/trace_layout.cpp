@@ -74,7 +74,7 @@ class LayoutBuilder {
  public:
   LayoutBuilder(const Config& config, const Estimate& estimate)
       : config_(config), estimate_(estimate), plan_(build_model_plan(config)) {
-    const std::vector<ChunkTime> per_block = block_times(config, block_op_times(config, plan_));
+    const std::vector<ChunkTime> per_block = block_times(config, plan_, block_op_times(config, plan_));
     for (const auto& stage : plan_.stages) {
       chunk_times_.emplace_back();
       for (const ChunkPlan& chunk : stage) {

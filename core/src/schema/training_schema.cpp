@@ -288,6 +288,19 @@ const Table<TrainingInput>& training_table() {
       F::boolean("overlap_param_gather", TRAINSIM_AT(spec.overlap.param_gather),
                  {"", "Overlap param gather", "Megatron-LM --overlap-param-gather"}),
       F::boolean("tp_comm_overlap", TRAINSIM_AT(spec.overlap.tp_comm), {"", "TP comm overlap", "Megatron-LM --tp-comm-overlap"}),
+      F::boolean("overlap_moe_expert_parallel_comm", TRAINSIM_AT(spec.overlap.moe_ep_comm),
+                 {"", "EP comm overlap",
+                  "Megatron-LM --overlap-moe-expert-parallel-comm: in the steady 1F1B phase one micro-batch's "
+                  "forward and another's backward run merged layer by layer, each one's expert all-to-all "
+                  "beside the other's compute; ep > 1, no full recompute, pp > 1 needs vpp > 1"}),
+      F::boolean("delay_wgrad_compute", TRAINSIM_AT(spec.overlap.delay_wgrad),
+                 {"", "Delay wgrad",
+                  "Megatron-LM --delay-wgrad-compute (needs overlap_moe_expert_parallel_comm): weight "
+                  "gradients run after the dispatch all-to-all is issued, filling its gap"}),
+      F::boolean("moe_shared_expert_overlap", TRAINSIM_AT(spec.overlap.moe_shared_expert),
+                 {"", "Shared-expert overlap",
+                  "Megatron-LM --moe-shared-expert-overlap: the shared experts run on a side stream during "
+                  "the token dispatch and combine all-to-alls"}),
       F::boolean("moe_pad_to_capacity", TRAINSIM_AT(spec.moe.pad_to_capacity),
                  {"", "MoE pad to capacity", "Megatron-LM --moe-pad-expert-input-to-capacity; needs moe_capacity_factor"}),
       F::number("moe_capacity_factor", TRAINSIM_AT(spec.moe.capacity_factor), kDefault, 0.0, kMaxCapacityFactor,

@@ -17,10 +17,13 @@ constexpr size_t kRepresentativeSplits = 4;
 // micro-batch of the step, which counts a DualPipe chunk's half of the
 // micro-batches. Under DualPipe(V) the overlapped forward-backward pairs may
 // hide every expert all-to-all (time/schedule_check.cpp overlapped_pair_s: a
-// pair takes at least its compute), so EP is left out of their W.
-double work_per_micro_batch_s(const Estimate& e, const Candidate& c, PipelineSchedule schedule) {
-  const bool overlaps =
-      schedule == PipelineSchedule::kDualPipe || schedule == PipelineSchedule::kDualPipeV;
+// pair takes at least its compute), so EP is left out of their W; so it is under
+// EP overlap and shared-expert overlap (time/ep_overlap.h: a merged step takes at
+// least both passes' compute), whose hidden share depends on the micro-batches.
+double work_per_micro_batch_s(const Estimate& e, const Candidate& c, const TrainingSpec& t) {
+  const PipelineSchedule schedule = t.parallel.schedule;
+  const bool overlaps = schedule == PipelineSchedule::kDualPipe || schedule == PipelineSchedule::kDualPipeV ||
+                        t.overlap.moe_ep_comm || t.overlap.moe_shared_expert;
   double busy_s = 0.0;
   for (const StageTime& s : e.time.stages) {
     const TimeBreakdown& b = s.breakdown;
@@ -80,7 +83,7 @@ void SearchFloors::measure(const LayoutClass& layout) {
         choice_dimensions()[d].set(t, c.choice[d]);
       }
       const Estimate bound = evaluator_.time_bound(c);
-      work_s_.emplace(key, work_per_micro_batch_s(bound, c, t.parallel.schedule));
+      work_s_.emplace(key, work_per_micro_batch_s(bound, c, t));
       break;
     }
   }

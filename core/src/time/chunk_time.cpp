@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "time/ep_overlap.h"
+
 namespace trainsim {
 namespace {
 
@@ -28,7 +30,7 @@ std::vector<std::vector<OpTime>> block_op_times(const Config& config, const Mode
   return per_op;
 }
 
-std::vector<ChunkTime> block_times(const Config& config,
+std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
                                    const std::vector<std::vector<OpTime>>& per_op) {
   const bool tp_overlap = config.training.overlap.tp_comm;
   const HostSpec& host = config.system.efficiency.host;
@@ -68,6 +70,20 @@ std::vector<ChunkTime> block_times(const Config& config,
       block.measured_lookups += t.measured_lookups;
       block.model_lookups += t.model_lookups;
     }
+    if (config.training.overlap.moe_shared_expert && plan.blocks[b]->moe) {
+      // The shared experts run beside the dispatch and combine (time/ep_overlap.h), slowed
+      // by the SMs the all-to-all holds.
+      const double sm_fraction = comm_sm_fraction(config);
+      for (const LayerParts& layer : block_layer_parts(plan.blocks[b]->ops, per_op[b])) {
+        const double f = std::min(net_overlap_saving_s(shared_expert_hidden_forward_s(layer), sm_fraction),
+                                  block.forward_comm.ep_s);
+        const double bw = std::min(net_overlap_saving_s(shared_expert_hidden_backward_s(layer), sm_fraction),
+                                   block.backward_comm.ep_s);
+        block.forward_comm.ep_s -= f;
+        block.backward_comm.ep_s -= bw;
+        block.shared_hidden_ep_s += f + bw;
+      }
+    }
     forward.gpu_s = block.forward_s + block.forward_comm.total();
     backward.gpu_s = block.backward_s + block.backward_comm.total();
     recompute.gpu_s = block.recompute_s + block.recompute_comm.total();
@@ -104,6 +120,7 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
     total.forward_comm += block.forward_comm.scaled(r);
     total.backward_comm += block.backward_comm.scaled(r);
     total.recompute_comm += block.recompute_comm.scaled(r);
+    total.shared_hidden_ep_s += r * block.shared_hidden_ep_s;
     total.executed_flops += r * block.executed_flops;
     total.measured_lookups += block.measured_lookups;
     total.model_lookups += block.model_lookups;

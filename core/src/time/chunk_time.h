@@ -36,6 +36,9 @@ struct ChunkTime {
   CommTimes forward_comm;
   CommTimes backward_comm;
   CommTimes recompute_comm;
+  /// Expert all-to-all the shared experts hide (--moe-shared-expert-overlap), forward and
+  /// backward, already taken out of forward_comm / backward_comm (time/ep_overlap.h).
+  double shared_hidden_ep_s = 0.0;
   double executed_flops = 0.0;  ///< forward + backward + recompute FLOPs as priced
   int measured_lookups = 0;
   int model_lookups = 0;
@@ -61,8 +64,9 @@ struct ChunkTime {
 // Times of every distinct block of the plan (index = block id).
 std::vector<std::vector<OpTime>> block_op_times(const Config& config, const ModelPlan& plan);
 
-// One repeat of each block (index = block id): its ops' times summed.
-std::vector<ChunkTime> block_times(const Config& config,
+// One repeat of each block (index = block id): its ops' times summed; with
+// --moe-shared-expert-overlap less the all-to-all its shared experts hide.
+std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
                                    const std::vector<std::vector<OpTime>>& per_op);
 
 // A chunk: its runs' block times times their repeats; the host overhead of its

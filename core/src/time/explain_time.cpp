@@ -53,10 +53,27 @@ void explain_time_breakdown(const Config& config, const StageTimeFigures& f,
          "Korthikanti et al. 2022)", comm_source);
   per_mb("cp_comm_exposed_s", b.cp_comm_exposed_s, "C_cp", f.cp_s,
          "exposed context-parallel K/V exchange of one micro-batch (ring attention or all-to-all)", comm_source);
-  out.push_back({pointer("ep_comm_exposed_s"), b.ep_comm_exposed_s, "max(0, m * C_ep - X_ep)",
-                 {m, term("C_ep", f.ep_s, "s", "exposed expert all-to-all (dispatch + combine) of one micro-batch"),
-                  term("X_ep", f.hidden_ep_s, "s", "all-to-all DualPipe hides behind the paired micro-batch's compute (DeepSeek-V3 report, section 3.2.1)")},
-                 comm_source});
+  const bool ep_overlap = config.training.overlap.moe_ep_comm;
+  const bool shared_overlap = config.training.overlap.moe_shared_expert;
+  out.push_back(
+      {pointer("ep_comm_exposed_s"), b.ep_comm_exposed_s, "max(0, m * C_ep - X_ep)",
+       {m,
+        term("C_ep", f.ep_s, "s",
+             shared_overlap ? "expert all-to-all (dispatch + combine) of one micro-batch less the " +
+                                  std::to_string(f.shared_hidden_ep_s) +
+                                  " s the shared experts hide beside it (moe_shared_expert_overlap, "
+                                  "megatron/core/transformer/moe/shared_experts.py)"
+                            : std::string("expert all-to-all (dispatch + combine) of one micro-batch")),
+        term("X_ep", f.hidden_ep_s, "s",
+             ep_overlap ? "all-to-all hidden by the merged steps of overlap_moe_expert_parallel_comm: each steady "
+                          "1F1B step runs one micro-batch's forward beside another's backward layer by layer, "
+                          "the all-to-all on its own stream (megatron/core/models/common/"
+                          "model_chunk_schedule_plan.py; time/ep_overlap.cpp), less the overlap slowdown "
+                          "(the compute beside it loses the SMs the all-to-all holds); warm-up and cool-down "
+                          "passes run alone"
+                        : "all-to-all DualPipe hides behind the paired micro-batch's compute (DeepSeek-V3 "
+                          "report, section 3.2.1)")},
+       comm_source});
   out.push_back({pointer("activation_offload_exposed_s"), b.activation_offload_exposed_s, "m * X_off",
                  {m, term("X_off", f.offload_exposed_s, "s",
                           "GPU waiting for activation copies of one micro-batch (D2H in the forward, H2D in the "

@@ -23,7 +23,8 @@ struct StageTimeFigures {
   double tp_s = 0.0;  ///< exposed in-layer communication per micro-batch
   double cp_s = 0.0;
   double ep_s = 0.0;
-  double hidden_ep_s = 0.0;       ///< over the step: EP all-to-all DualPipe hides
+  double hidden_ep_s = 0.0;       ///< over the step: EP all-to-all DualPipe / EP overlap hides
+  double shared_hidden_ep_s = 0.0;  ///< per micro-batch: all-to-all the shared experts hide
   double makespan_s = 0.0;        ///< the pipeline's makespan
   double busy_s = 0.0;            ///< this stage's work inside the pipeline
   double bottleneck_busy_s = 0.0;

@@ -12,6 +12,10 @@
 // SimuMax's blocking interleaved path): after each compute step a rank posts a
 // bundle of sends/recvs that completes when all of them have met their peers; a
 // transfer ends at max(both post times) + p2p.
+// With EP overlap (ScheduleInput::merged_saving_s) the warm-up runs one forward more
+// and each steady-state step's forward and backward run as one merged step
+// (schedules.py combined_1f1b_schedule_for_interleaved_pipelining), with the same
+// transfers after it.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +39,8 @@ struct Layout {
         group(static_cast<int32_t>(input.microbatch_group_size == 0 ? pp
                                                                     : input.microbatch_group_size)),
         num_virtual_stages(pp * vpp),
-        num_steps(m * vpp) {
+        num_steps(m * vpp),
+        merged(!input.merged_saving_s.empty()) {
     // Transfer ids (2 * pp * vpp * m of them) are packed into 30 bits, see program.
     TRAINSIM_CHECK(int64_t{2} * pp * vpp * input.num_micro_batches < (int64_t{1} << 30),
                    "interleaved pipeline schedule: too many micro-batches for 30-bit transfer ids");
@@ -60,17 +65,20 @@ struct Layout {
   size_t num_ids() const { return 2 * static_cast<size_t>(num_virtual_stages) * m; }
 
   const int32_t pp, vpp, m, group, num_virtual_stages, num_steps;
+  const bool merged;  ///< EP overlap: one more warm-up forward, steady steps merged
   std::vector<int32_t> table_mb, table_chunk;
 };
 
 // A rank's job list as a stream of 32-bit words, so a replay touches little memory:
 //   forward / backward of schedule step k:  tag | k
+//   merged forward fk and backward bk:      tag | fk, then the word bk
 //   bundle of n transfers:                  tag | n, then n words (id << 1) | is_send
 namespace program {
 constexpr uint32_t kTagShift = 30;
 constexpr uint32_t kForward = 0u << kTagShift;
 constexpr uint32_t kBackward = 1u << kTagShift;
 constexpr uint32_t kBundle = 2u << kTagShift;
+constexpr uint32_t kMerged = 3u << kTagShift;
 constexpr uint32_t kTagMask = 3u << kTagShift;
 constexpr uint32_t kNoTransfer = ~0u;
 }  // namespace program
@@ -152,7 +160,9 @@ void ProgramBuilder::build_rank(int32_t r) {
   using program::kNoTransfer;
   rank_ = r;
   const int32_t num_steps = l_.num_steps;
-  const int32_t warmup = std::min((l_.pp - r - 1) * 2 + (l_.vpp - 1) * l_.group, num_steps);
+  // get_pp_rank_microbatches: one extra warm-up forward with overlap_moe_expert_parallel_comm.
+  const int32_t warmup =
+      std::min((l_.pp - r - 1) * 2 + (l_.vpp - 1) * l_.group + (l_.merged ? 1 : 0), num_steps);
   const int32_t steady = num_steps - warmup;
   const int32_t last_v = l_.num_virtual_stages - 1;
   const bool first_rank = r == 0;
@@ -179,8 +189,13 @@ void ProgramBuilder::build_rank(int32_t r) {
     const int32_t bk = j;
     const Ref f = forward_ref(fk);
     const Ref b = backward_ref(bk);
-    compute(program::kForward, f);
-    compute(program::kBackward, b);
+    if (l_.merged) {
+      compute(program::kMerged, f);
+      out_->push_back(static_cast<uint32_t>(b.k));
+    } else {
+      compute(program::kForward, f);
+      compute(program::kBackward, b);
+    }
     const bool recv_f = need_recv(fk, true) && j != steady - 1;
     const bool recv_b = need_recv(bk, false);
     uint32_t sp = kNoTransfer, rp = kNoTransfer, sn = kNoTransfer, rn = kNoTransfer;
@@ -239,6 +254,7 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
   const bool record = input.record_timeline;
 
   std::vector<RankState> ranks(pp);
+  std::vector<double> saved(pp, 0.0);
   std::vector<int32_t> waiting(layout.num_ids(), kNobody);  // rank that posted the id first
   ScheduleResult result;
   if (record) {
@@ -267,6 +283,25 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
       const uint32_t head = prog[me.pos++];
       const uint32_t tag = head & program::kTagMask;
       const auto arg = static_cast<int32_t>(head & ~program::kTagMask);
+      if (tag == program::kMerged) {
+        const auto bk = static_cast<int32_t>(prog[me.pos++]);
+        const int32_t f_chunk = layout.table_chunk[arg];
+        const int32_t b_chunk = layout.vpp - 1 - layout.table_chunk[bk];
+        const double saving_s = input.merged_saving_s[r][static_cast<size_t>(f_chunk * layout.vpp + b_chunk)];
+        const double forward_s = input.phases[r][f_chunk].forward_s;
+        const double backward_s = input.phases[r][b_chunk].backward_s;
+        const double start_s = me.clock_s;
+        me.clock_s += forward_s + backward_s - saving_s;
+        saved[r] += saving_s;
+        if (record) {  // the step shown as its forward then its backward, in proportion
+          const double split_s =
+              start_s + (forward_s + backward_s > 0.0 ? forward_s / (forward_s + backward_s) : 0.0) *
+                            (me.clock_s - start_s);
+          result.timeline[r].push_back({EventKind::kForward, layout.table_mb[arg], f_chunk, start_s, split_s});
+          result.timeline[r].push_back({EventKind::kBackward, layout.table_mb[bk], b_chunk, split_s, me.clock_s});
+        }
+        continue;
+      }
       if (tag != program::kBundle) {
         const bool forward = tag == program::kForward;
         const int32_t table_chunk = layout.table_chunk[arg];
@@ -314,6 +349,7 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
     }
   }
   result.stage_finish_s.resize(pp);
+  result.stage_saved_s = saved;
   for (size_t r = 0; r < pp; ++r) {
     TRAINSIM_CHECK(ranks[r].pos == programs[r].size() && !ranks[r].blocked,
                    "interleaved pipeline replay deadlocked");

@@ -112,6 +112,7 @@ PipelineRun run_megatron(const PipelineRunInput& in) {
   schedule.num_micro_batches = in.num_micro_batches;
   schedule.interleaved_p2p_s = *std::max_element(in.boundary_p2p_s.begin(), in.boundary_p2p_s.end());
   schedule.record_timeline = in.record_timeline;
+  schedule.merged_saving_s = in.merged_saving_s;
   for (int64_t s = 0; s < pp; ++s) {
     schedule.phases.emplace_back();
     for (const ChunkTime& c : in.chunks[static_cast<size_t>(s)]) {
@@ -124,6 +125,7 @@ PipelineRun run_megatron(const PipelineRunInput& in) {
   run.makespan_s = result.makespan_s;
   run.finish_s = result.stage_finish_s;
   run.hidden_ep_s.assign(static_cast<size_t>(pp), 0.0);
+  if (!result.stage_saved_s.empty()) run.hidden_ep_s = result.stage_saved_s;
   for (int64_t s = 0; s < pp; ++s) {
     run.p2p_s.push_back(d(in.num_micro_batches) *
                         megatron_p2p_per_micro_batch_s(s, pp, vpp, in.boundary_p2p_s));
@@ -231,10 +233,17 @@ PipelineRun pipeline_run_lower_bound(const PipelineRunInput& in) {
   if (in.schedule == PipelineSchedule::kOneFOneB) {
     ScheduleInput schedule;
     schedule.num_micro_batches = in.num_micro_batches;
-    for (const auto& rank : in.chunks) {
+    for (size_t r = 0; r < in.chunks.size(); ++r) {
+      const auto& rank = in.chunks[r];
       schedule.phases.emplace_back();
-      for (const ChunkTime& c : rank) {
-        schedule.phases.back().push_back({c.forward_phase_s(), c.backward_phase_s()});
+      for (size_t c = 0; c < rank.size(); ++c) {
+        // EP overlap: a forward merges with at most one backward and saves at most the
+        // largest saving of its chunk, so the bound stays a bound.
+        double most_saved_s = 0.0;
+        for (size_t b = 0; !in.merged_saving_s.empty() && b < rank.size(); ++b) {
+          most_saved_s = std::max(most_saved_s, in.merged_saving_s[r][c * rank.size() + b]);
+        }
+        schedule.phases.back().push_back({rank[c].forward_phase_s() - most_saved_s, rank[c].backward_phase_s()});
       }
     }
     const ScheduleResult bound = pipeline_lower_bound(schedule);

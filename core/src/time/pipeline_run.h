@@ -24,6 +24,9 @@ struct PipelineRunInput {
   std::vector<std::vector<ChunkTime>> chunks;  ///< [rank][chunk], one micro-batch each
   /// [rank]: the transfer between rank r and r + 1 (the last entry wraps to rank 0).
   std::vector<double> boundary_p2p_s;
+  /// EP overlap (1f1b only): [rank][forward chunk * chunks + backward chunk] the time a
+  /// merged forward+backward step saves (time/ep_overlap.h); empty = passes never merge.
+  std::vector<std::vector<double>> merged_saving_s;
   bool record_timeline = false;
 };
 
@@ -31,7 +34,8 @@ struct PipelineRun {
   double makespan_s = 0.0;
   std::vector<double> finish_s;  ///< [rank] its last pass (or transfer) ends
   /// [rank] expert-parallel communication hidden by overlapped F&B pairs (the
-  /// nominal pass times minus the pairs' durations); 0 for other schedules.
+  /// nominal pass times minus the pairs' durations): DualPipe's pairs and the merged
+  /// steps of EP overlap; 0 otherwise.
   std::vector<double> hidden_ep_s;
   /// [rank] total duration of the p2p transfers the rank sends or receives.
   std::vector<double> p2p_s;

@@ -20,6 +20,12 @@ void check_input(const ScheduleInput& input) {
   TRAINSIM_CHECK(input.num_micro_batches >= 1, "pipeline schedule: num_micro_batches must be >= 1");
   TRAINSIM_CHECK(input.p2p.empty() || input.p2p.size() == input.phases.size(),
                  "pipeline schedule: p2p must be empty or have one entry per stage");
+  TRAINSIM_CHECK(input.merged_saving_s.empty() ||
+                     (input.merged_saving_s.size() == input.phases.size() &&
+                      input.merged_saving_s.front().size() == num_chunks * num_chunks),
+                 "pipeline schedule: merged_saving_s must be empty or a [stage][chunk x chunk] table");
+  TRAINSIM_CHECK(input.merged_saving_s.empty() || input.phases.size() == 1 || num_chunks > 1,
+                 "pipeline schedule: merged steps need the interleaved schedule when pp > 1");
 }
 
 }  // namespace
@@ -39,7 +45,11 @@ ScheduleResult simulate_pipeline(const ScheduleInput& input) {
   TRAINSIM_CHECK(
       pipeline_schedule_supported(pp, vpp, input.num_micro_batches, input.microbatch_group_size),
       "pipeline schedule: unsupported interleaved sizes reached the simulator");
-  if (pp == 1) return detail::simulate_sequential(input);
+  if (pp == 1) {
+    TRAINSIM_CHECK(input.merged_saving_s.empty() || vpp == 1,
+                   "pipeline schedule: merged steps without pipelining need one chunk");
+    return detail::simulate_sequential(input);
+  }
   if (vpp == 1) return detail::simulate_1f1b(input);
   return detail::simulate_interleaved(input);
 }
@@ -76,9 +86,26 @@ ScheduleResult simulate_sequential(const ScheduleInput& input) {
     clock_s += duration_s;
     if (input.record_timeline) events.push_back({kind, micro_batch, chunk, start_s, clock_s});
   };
-  for (int64_t mb = 0; mb < input.num_micro_batches; ++mb) {
-    for (int64_t c = 0; c < vpp; ++c) run(EventKind::kForward, mb, c, chunks[c].forward_s);
-    for (int64_t c = vpp - 1; c >= 0; --c) run(EventKind::kBackward, mb, c, chunks[c].backward_s);
+  result.stage_saved_s = {0.0};
+  if (!input.merged_saving_s.empty()) {
+    // combined_1f1b_schedule_for_no_pipelining: the first forward alone, then micro-batch
+    // i + 1's forward merged with i's backward, then the last backward alone.
+    const double saving_s = input.merged_saving_s.front().front();
+    const int64_t m = input.num_micro_batches;
+    run(EventKind::kForward, 0, 0, chunks[0].forward_s);
+    const double pair_s = chunks[0].forward_s + chunks[0].backward_s;
+    const double scale = pair_s > 0.0 ? (pair_s - saving_s) / pair_s : 1.0;
+    for (int64_t mb = 1; mb < m; ++mb) {
+      run(EventKind::kForward, mb, 0, scale * chunks[0].forward_s);
+      run(EventKind::kBackward, mb - 1, 0, scale * chunks[0].backward_s);
+      result.stage_saved_s[0] += saving_s;
+    }
+    run(EventKind::kBackward, m - 1, 0, chunks[0].backward_s);
+  } else {
+    for (int64_t mb = 0; mb < input.num_micro_batches; ++mb) {
+      for (int64_t c = 0; c < vpp; ++c) run(EventKind::kForward, mb, c, chunks[c].forward_s);
+      for (int64_t c = vpp - 1; c >= 0; --c) run(EventKind::kBackward, mb, c, chunks[c].backward_s);
+    }
   }
   result.makespan_s = clock_s;
   result.stage_finish_s = {clock_s};

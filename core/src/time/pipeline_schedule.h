@@ -35,6 +35,16 @@ struct ScheduleInput {
   std::vector<std::vector<PhaseTimes>> phases;  // [stage][chunk]; pp = size(), vpp = [0].size()
   std::vector<StageP2pTimes> p2p;               // [stage], 1F1B only; empty = all zero
   double interleaved_p2p_s = 0.0;  // one transfer's duration in the interleaved schedule
+  // EP overlap (Megatron-LM --overlap-moe-expert-parallel-comm, time/ep_overlap.h):
+  // [stage][forward chunk * vpp + backward chunk] the time a merged forward+backward step
+  // saves over the two passes one after the other. Empty: passes never merge. Non-empty:
+  // the sequential schedule (pp 1) runs micro-batch i + 1's forward merged with i's
+  // backward (combined_1f1b.py combined_1f1b_schedule_for_no_pipelining) and the
+  // interleaved one runs one extra warm-up forward (schedules.py get_pp_rank_microbatches)
+  // and every steady-state forward/backward pair merged. vpp == 1 with pp > 1 is refused.
+  // A merged step appears in the timeline as its forward then its backward, the step's
+  // duration shared in proportion to the two passes.
+  std::vector<std::vector<double>> merged_saving_s;
   bool record_timeline = false;
 };
 
@@ -55,6 +65,7 @@ struct TimelineEvent {
 struct ScheduleResult {
   double makespan_s = 0.0;                           // max over stages of the stage's finish time
   std::vector<double> stage_finish_s;                // per stage
+  std::vector<double> stage_saved_s;                 // per stage: merged steps' savings (EP overlap)
   std::vector<std::vector<TimelineEvent>> timeline;  // [stage], only when record_timeline
 };
 

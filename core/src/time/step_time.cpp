@@ -8,6 +8,7 @@
 #include "time/chunk_time.h"
 #include "time/collectives.h"
 #include "time/dp_optimizer_time.h"
+#include "time/ep_overlap.h"
 #include "time/explain_time.h"
 #include "time/op_table.h"
 #include "time/pipeline_run.h"
@@ -75,6 +76,37 @@ DpStage dp_stage(const ModelPlan& plan, size_t stage, const std::vector<ChunkTim
     dp.chunks.push_back(std::move(chunk));
   }
   return dp;
+}
+
+// EP overlap (time/ep_overlap.h): per rank, what a merged step of chunk f's forward and chunk
+// b's backward saves, [rank][f * chunks + b]. The layers of each block are split into
+// Megatron's schedule nodes once; the embedding and head run outside the merged layers.
+std::vector<std::vector<double>> merged_savings(const Config& config, const ModelPlan& plan,
+                                                const std::vector<std::vector<OpTime>>& per_op) {
+  std::vector<std::vector<LayerParts>> block_parts(plan.blocks.size());
+  for (size_t b = 0; b < plan.blocks.size(); ++b) block_parts[b] = block_layer_parts(plan.blocks[b]->ops, per_op[b]);
+  std::vector<std::vector<double>> savings;
+  for (const auto& stage : plan.stages) {
+    std::vector<std::vector<LayerParts>> chunk_layers;
+    for (const ChunkPlan& chunk : stage) {
+      chunk_layers.emplace_back();
+      for (const BlockRun& run : chunk.runs) {
+        const std::vector<LayerParts>& layers = block_parts[static_cast<size_t>(run.block)];
+        for (int64_t k = 0; k < run.repeat; ++k) {
+          chunk_layers.back().insert(chunk_layers.back().end(), layers.begin(), layers.end());
+        }
+      }
+    }
+    savings.emplace_back();
+    const double sm_fraction = comm_sm_fraction(config);  // the overlap slowdown
+    for (const auto& forward : chunk_layers) {
+      for (const auto& backward : chunk_layers) {
+        const MergedLayers merged = merge_layers(forward, backward, config.training.overlap.delay_wgrad);
+        savings.back().push_back(net_overlap_saving_s(merged.hidden_s(), sm_fraction));
+      }
+    }
+  }
+  return savings;
 }
 
 double busy_s(const TimeBreakdown& b) {
@@ -149,8 +181,9 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   // Each chunk of a rank runs this many micro-batches (half under DualPipe).
   const double mbc = d(micro_batches_per_chunk(p.schedule, micro_batches));
   const std::vector<std::vector<OpTime>> per_op = block_op_times(config, plan);
-  const std::vector<ChunkTime> per_block = block_times(config, per_op);
+  const std::vector<ChunkTime> per_block = block_times(config, plan, per_op);
   PipelineRunInput run_in;
+  if (t.overlap.moe_ep_comm) run_in.merged_saving_s = merged_savings(config, plan, per_op);
   run_in.schedule = p.schedule;
   run_in.num_micro_batches = micro_batches;
   run_in.boundary_p2p_s = boundary_p2p_s(config);
@@ -186,6 +219,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
       total.backward_comm += ct.backward_comm;
       total.recompute_comm += ct.recompute_comm;
       total.weight_comm += ct.weight_comm;
+      total.shared_hidden_ep_s += ct.shared_hidden_ep_s;
       stage_flops[s] += mbc * ct.executed_flops;
       out.time.measured_efficiency_lookups += ct.measured_lookups;
       out.time.model_efficiency_lookups += ct.model_lookups;
@@ -231,8 +265,12 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     b.host_overhead_s = mbc * (c.forward_host_s + backward_host_s);
     b.tp_comm_exposed_s = mbc * comm.tp_s;
     b.cp_comm_exposed_s = mbc * comm.cp_s;
-    // DualPipe's overlapped F&B pairs hide expert all-to-all behind compute.
+    // DualPipe's overlapped F&B pairs and EP overlap's merged steps hide expert all-to-all
+    // behind the other micro-batch's compute; the shared experts (moe_shared_expert_overlap)
+    // hid their part in the chunk times already.
     b.ep_comm_exposed_s = std::max(0.0, mbc * comm.ep_s - pipeline.hidden_ep_s[s]);
+    st.ep_comm_s = mbc * (comm.ep_s + c.shared_hidden_ep_s);
+    st.ep_comm_hidden_s = st.ep_comm_s - b.ep_comm_exposed_s;
     b.activation_offload_exposed_s = offload_in_pipeline_s[s];
     const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
                         b.cp_comm_exposed_s + b.ep_comm_exposed_s + b.activation_offload_exposed_s +
@@ -269,6 +307,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     f.cp_s = comm.cp_s;
     f.ep_s = comm.ep_s;
     f.hidden_ep_s = pipeline.hidden_ep_s[s];
+    f.shared_hidden_ep_s = c.shared_hidden_ep_s;
     f.makespan_s = pipeline.makespan_s;
     f.busy_s = busy_s(time.stages[s].breakdown) + dp_in_pipeline_s[s];
     f.bottleneck_busy_s = busy_s(time.stages[static_cast<size_t>(time.bottleneck_stage)].breakdown) +

@@ -134,6 +134,7 @@ const char* const kRead[] = {
     "--moe-aux-loss-coeff", "--moe-router-enable-expert-bias", "--moe-router-dtype",
     "--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-torch-optimizer-for-cpu-offload",
     "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer", "--cpu-offloading-num-layers",
+    "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute", "--moe-shared-expert-overlap",
 };
 
 struct Noted {
@@ -189,15 +190,12 @@ const Noted kNotModelled[] = {
     {"--use-tp-pp-dp-mapping", "the tp-pp-dp rank order is not modelled (trainsim uses tp-cp-ep-dp-pp)"},
     {"--vocab-extra-ids", "extra vocabulary ids are not added to the vocabulary"},
     {"--qk-l2-norm", "L2 query/key normalization is not modelled"},
-    {"--moe-shared-expert-overlap", "overlapping shared experts with dispatch is not modelled"},
     {"--moe-layer-recompute", "deprecated: use --recompute-granularity selective --recompute-modules moe"},
     {"--moe-extended-tp", "extended expert tensor parallelism is not modelled"},
     {"--moe-router-padding-for-fp8", "router padding for fp8 is not modelled"},
     {"--moe-enable-deepep", "DeepEP dispatch is priced as an all-to-all"},
     {"--moe-deepep-num-sms", "DeepEP dispatch is priced as an all-to-all"},
     {"--moe-apply-probs-on-input", "applying router probabilities to the expert input is not modelled"},
-    {"--overlap-moe-expert-parallel-comm", "batch-level overlap of expert-parallel all-to-all is not modelled"},
-    {"--delay-wgrad-compute", "delayed weight-gradient computation is not modelled"},
     {"--heterogeneous-layers-config-path", "heterogeneous layers are not modelled"},
     {"--heterogeneous-layers-config-encoded-json", "heterogeneous layers are not modelled"},
     {"--spec", "a custom layer spec may differ from the GPT layer trainsim models"},
