@@ -114,9 +114,9 @@ function runLinkedSearch() {
 // ignored stay on the page as a banner until dismissed.
 function applyConfig(document, source, notes = []) {
   const { catalog } = store.get();
-  const { spec, ignored } = fromConfig(document, catalog);
+  const { spec, ignored, tokens } = fromConfig(document, catalog);
   const canonical = decode(encode(spec, catalog), catalog).state;
-  canonical.tokens = store.get().spec.tokens;
+  canonical.tokens = tokens ?? store.get().spec.tokens;
   setSpec(canonical, { commit: true });
   const items = [...notes, ...ignored.map((text) => `ignored: ${text}`)];
   store.set({ banner: items.length ? { title: `Imported from ${source}:`, items, kind: ignored.length ? 'warn' : 'notes' } : null });

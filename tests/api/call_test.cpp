@@ -35,7 +35,8 @@ TEST(CallTest, PageAndToolGroupsSplitTheOps) {
   EXPECT_EQ(call_json_page("estimate", config), call_json("estimate", config));
   EXPECT_EQ(call_json_tools("export_megatron", config), call_json("export_megatron", config));
   for (const char* op : {"search", "search_merge", "whatif", "scale_system", "import_hf",
-                         "import_megatron", "import_simumax", "export_megatron", "allocation_trace"}) {
+                         "import_megatron", "import_simumax", "match_model_preset", "export_megatron",
+                         "allocation_trace"}) {
     const Json page = Json::parse(call_json_page(op, "{}"));
     EXPECT_FALSE(page["ok"].get<bool>()) << op;
     EXPECT_EQ(page["errors"][0]["message"].get<std::string>().rfind("unknown operation", 0), 0u) << op;

@@ -10,9 +10,9 @@ import { bytesUnit, formatBytesIn, formatSecondsIn, formatStep, secondsUnit } fr
 import { planSummary, verdictOf } from '../../web/state/verdict.js';
 import { applySet, unknownKeys } from '../../web/state/suggest.js';
 import { decode, encode } from '../../web/state/url.js';
-import { defaultSpec } from '../../web/state/config.js';
+import { defaultSpec, fromConfig, toConfig } from '../../web/state/config.js';
 import { loadCatalog } from '../../web/engine/catalog.js';
-import { installSchema } from '../../web/state/fields.js';
+import { FIELDS, installSchema } from '../../web/state/fields.js';
 import { configUrl, fetchHubConfig, modelIdProblem } from '../../web/lib/hf_hub.js';
 import { readRows } from '../../web/views/ops_table.js';
 import { readMemoryTimeline } from '../../web/views/memory_timeline.js';
@@ -89,11 +89,73 @@ export async function issue17ModuleTests(args) {
       assert.equal(next.training['recompute.granularity'], 'selective');
       assert.equal(next.training['recompute.method'], undefined);
       assert.equal(spec.training.tp, 8, 'the spec itself is untouched');
-      assert.deepEqual(unknownKeys({ 'training.nccl_nvls': 'false', 'training.pp': '8' }), ['training.nccl_nvls']);
+      assert.deepEqual(unknownKeys({ 'training.nccl_nvls': 'false', 'training.no_such_key': '1', 'training.pp': '8' }), ['training.no_such_key']);
       const offload = applySet(spec, { 'training.optimizer_offload_fraction': '0.5', 'training.expandable_segments': 'true' });
       assert.deepEqual(offload.missing, [], 'the form has optimizer offload and expandable segments');
       assert.equal(offload.spec.training.optimizer_offload_fraction, 0.5);
       assert.equal(offload.spec.training.expandable_segments, true);
+    });
+  });
+
+  describe('the training keys of the form: every key of the core\'s schema', () => {
+    const estimate = (spec) => {
+      const envelope = JSON.parse(module.call('estimate', JSON.stringify(toConfig(spec))));
+      assert.ok(envelope.ok, JSON.stringify(envelope.errors ?? envelope).slice(0, 400));
+      return envelope.result;
+    };
+
+    it('has a field for every training key but train_tokens (the "Tokens to train" box, tok=)', () => {
+      const schemaKeys = catalog.schema.config.training.filter((f) => f.type !== 'object').map((f) => f.key);
+      const formKeys = new Set(FIELDS.training.map((f) => f.key));
+      assert.deepEqual(schemaKeys.filter((key) => !formKeys.has(key)), ['train_tokens']);
+    });
+
+    it('round-trips the new keys through the link and the document, and the core reads them', () => {
+      const plain = '#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=4096&mbs=1&gbs=64';
+      const dense = `${plain}&dt=fp8&f8r=tensorwise&f8p=1&fbd=0&fro=0&fsm=0&cgi=local&cgm=attn,mlp&hdo=0.1&ado=0.1&nvl=0`;
+      const moe = '#v=1&m=mixtral-8x7b&s=h100-sxm-80gb&n=8&seq=4096&mbs=1&gbs=64&ep=8&mlb=seq_aux_loss&mal=0.001&meb=1&mrf=1&mrx=1&mpx=1';
+      for (const hash of [dense, moe]) {
+        const { state, ignored } = decode(hash, catalog);
+        assert.deepEqual(ignored, [], hash);
+        assert.equal(encode(state, catalog), hash);
+        const back = fromConfig(JSON.parse(JSON.stringify(toConfig(state))), catalog);
+        assert.deepEqual(back.ignored, [], hash);
+        assert.equal(encode(back.spec, catalog), hash);
+        estimate(state);
+      }
+      const t = toConfig(decode(dense, catalog).state).training;
+      assert.deepEqual(t.cuda_graph, { impl: 'local', modules: ['attn', 'mlp'] });
+      assert.deepEqual([t.fp8_recipe, t.fp8_param_gather, t.nccl_nvls, t.hidden_dropout], ['tensorwise', true, false, 0.1]);
+      // The keys reach the estimate: dropout keeps its masks, offloaded layers leave the GPU.
+      const activations = (hash) => estimate(decode(hash, catalog).state).memory.stages[0].activations_bytes;
+      assert.ok(activations(`${plain}&hdo=0.1&ado=0.1`) > activations(plain), 'dropout masks are saved');
+      assert.ok(activations(`${plain}&aol=8`) < activations(plain), 'offloaded layers\' activations leave the GPU');
+    });
+
+    it('reads links from before the new keys exactly as before', () => {
+      const old = '#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=4096&mbs=1&gbs=64&dt=fp8&tp=2&sp=1&z=0&fa=0&mpc=1&mcf=1.5&tok=15T';
+      const { state, ignored } = decode(old, catalog);
+      assert.deepEqual(ignored, []);
+      assert.equal(encode(state, catalog), old);
+      assert.deepEqual(toConfig(state), {
+        model: { preset: 'llama3-8b' },
+        training: { seq_len: 4096, micro_batch_size: 1, global_batch_size: 64, dtype: 'fp8', tp: 2, sequence_parallel: true, zero_stage: 0,
+          flash_attention: false, moe_pad_to_capacity: true, moe_capacity_factor: 1.5, train_tokens: 15e12 },
+        system: { preset: 'h100-sxm-80gb', num_gpus: 8 },
+      });
+    });
+
+    it('takes train_tokens and an empty cuda_graph.modules from an imported document', () => {
+      const { spec, ignored, tokens } = fromConfig({
+        model: 'llama3-8b', system: 'h100-sxm-80gb',
+        training: { seq_len: 4096, micro_batch_size: 1, global_batch_size: 64, train_tokens: 2e12, cuda_graph: { impl: 'transformer_engine', modules: [] } },
+      }, catalog);
+      assert.deepEqual(ignored, []);
+      assert.equal(tokens, 2e12);
+      assert.equal(spec.training['cuda_graph.impl'], 'transformer_engine');
+      assert.equal(spec.training['cuda_graph.modules'], undefined, 'empty = the default (each whole layer)');
+      assert.deepEqual(fromConfig({ training: { train_tokens: -1 } }, catalog).ignored, ['/training/train_tokens: unexpected value -1']);
+      assert.equal(toConfig(defaultSpec(catalog)).training.train_tokens, undefined, 'the default budget stays out of the document');
     });
   });
 

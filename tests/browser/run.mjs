@@ -6,7 +6,7 @@
 //                [--artifacts build/browser-artifacts] [--site build/wasm/site] [--only NAME[,NAME]]
 // (the module tests load the catalog and the schema from MODULE, as the page does;
 // --site is the served folder, for the tests of web/serve.sh)
-// (NAME: modules, page, hardening, search, interop, first, inspect, polish, serve, signals).
+// (NAME: modules, page, hardening, search, interop, first, inspect, polish, serve, signals, form).
 // tests/scripts/run_web_tests.sh builds, serves and runs all of this.
 import { parseArgs } from './harness.mjs';
 import { hashHardeningTests } from './hash_hardening.test.mjs';
@@ -20,6 +20,7 @@ import { serveTests } from './serve.test.mjs';
 import { signalTests } from './signals.test.mjs';
 import { inspectTests } from './inspect.test.mjs';
 import { polishTests } from './polish.test.mjs';
+import { trainingFormTests } from './training_form.test.mjs';
 
 const argv = process.argv.slice(2);
 const onlyAt = argv.indexOf('--only');
@@ -40,3 +41,4 @@ if (wanted('serve')) serveTests(args);
 if (wanted('signals')) signalTests(args);
 if (wanted('inspect')) inspectTests(args);
 if (wanted('polish')) polishTests(args);
+if (wanted('form')) trainingFormTests(args);

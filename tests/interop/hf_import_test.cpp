@@ -149,6 +149,8 @@ const HfBadCase kHfBadCases[] = {
      "expected integer, got string \"4096\""},
     {"hidden_size_fraction", R"({"hidden_size":4096.5})", "/hf/hidden_size", "expected integer, got number 4096.5"},
     {"layers_missing", R"({"num_hidden_layers":null})", "/hf/num_hidden_layers", "missing required key"},
+    {"layers_misspelt", R"({"num_hidden_layers":null,"num_hiden_layers":32})", "/hf/num_hidden_layers",
+     "missing required key (the file has \"num_hiden_layers\": a typo of \"num_hidden_layers\"?)"},
     {"heads_zero", R"({"num_attention_heads":0})", "/hf/num_attention_heads", "must be at least 1, got 0"},
     {"vocab_huge", R"({"vocab_size":18446744073709551615})", "/hf/vocab_size",
      "integer 18446744073709551615 is beyond the 64-bit range trainsim reads (at most 9223372036854775807)"},
@@ -205,6 +207,18 @@ json import_patched(const char* patch) {
   json base = json::parse(testing::read_text_file(testing::test_data_path("data/hf/meta-llama-3-8b.json")));
   base.merge_patch(json::parse(patch));
   return json::parse(import_hf_json(base.dump()));
+}
+
+// A key within a few edits of one the family reads is named as its likely
+// typo; a key far from all of them is only listed.
+TEST(HfImportNotesTest, LikelyTyposNameTheKeyTheyMeant) {
+  const json envelope = import_patched(R"({"rope_thetta": 500000.0, "Tie_Word_Embeddings": false, "use_magic_attention": true})");
+  ASSERT_TRUE(envelope["ok"].get<bool>()) << envelope.dump();
+  EXPECT_EQ(envelope["result"]["notes"],
+            json::array({"ignored field \"Tie_Word_Embeddings\" (not a LlamaConfig field trainsim knows: did you mean "
+                         "\"tie_word_embeddings\"?)",
+                         "ignored field \"rope_thetta\" (not a LlamaConfig field trainsim knows: did you mean \"rope_theta\"?)",
+                         "ignored field \"use_magic_attention\" (not used by LlamaConfig models in trainsim)"}));
 }
 
 TEST(HfImportNotesTest, UnknownFieldsAreListedNotDropped) {

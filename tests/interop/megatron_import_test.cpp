@@ -161,6 +161,9 @@ struct BadFlagsCase {
 
 const BadFlagsCase kBadFlags[] = {
     {"num_layers_missing", "--num-layers", "", "/args/--num-layers", "missing required flag"},
+    {"num_layers_typo", "--num-layers", "--num-layer 4", "/args/--num-layers",
+     "missing required flag (the command has --num-layer: a typo of --num-layers?)"},
+    {"num_layers_far_off", "--num-layers", "--layers 4", "/args/--num-layers", "missing required flag"},
     {"num_layers_text", "--num-layers", "--num-layers four", "/args/--num-layers", "expected integer, got \"four\""},
     {"num_layers_zero", "--num-layers", "--num-layers 0", "/args/--num-layers", "must be at least 1, got 0"},
     {"num_layers_variable", "--num-layers", "--num-layers $NUM_LAYERS", "/args/--num-layers",
@@ -336,6 +339,19 @@ TEST(MegatronImportNotesTest, UnknownFlagsAreListedAndHarmlessOnesAreNot) {
                        "--sequence-parallel is dropped: Megatron-LM disables it when tp is 1",
                        "the GPU count is not given (torchrun --nnodes and --nproc-per-node): set system.num_gpus",
                        "--frobnicate is not a Megatron-LM flag trainsim knows: ignored"}));
+}
+
+// An unknown flag within a few edits of a known one is named as its likely typo
+// (a swap, '_' for '-', a dropped letter); one far from every flag is not.
+TEST(MegatronImportNotesTest, LikelyTyposNameTheFlagTheyMeant) {
+  const json notes = notes_of("--use-flash-atn --overlap_grad_reduce --seqeunce-parallel --frobnicate 3");
+  const std::string unknown = " is not a Megatron-LM flag trainsim knows: ignored";
+  EXPECT_TRUE(has_note(notes, "--use-flash-atn" + unknown + " (did you mean --use-flash-attn?)")) << notes.dump();
+  EXPECT_TRUE(has_note(notes, "--overlap_grad_reduce" + unknown + " (did you mean --overlap-grad-reduce?)"))
+      << notes.dump();
+  EXPECT_TRUE(has_note(notes, "--seqeunce-parallel" + unknown + " (did you mean --sequence-parallel?)"))
+      << notes.dump();
+  EXPECT_EQ(notes.back(), "--frobnicate" + unknown);
 }
 
 TEST(MegatronImportNotesTest, RepeatedFlagsUseTheLastValueWithANote) {

@@ -9,7 +9,7 @@
 // Besides the core's ops, a worker answers two of its own: 'version'
 // (Module.version()) and 'ready' (the page's module has loaded).
 export const TOOL_OPS = new Set(['search', 'search_merge', 'whatif', 'scale_system',
-  'import_hf', 'import_megatron', 'import_simumax', 'export_megatron', 'allocation_trace', 'trace']);
+  'import_hf', 'import_megatron', 'import_simumax', 'match_model_preset', 'export_megatron', 'allocation_trace', 'trace']);
 
 // The page's modules (each worker and the in-page fallback hold their own):
 // the calculator's starts loading at once, the tools' on first use.

@@ -12,6 +12,7 @@
 import { CUSTOM_MODEL, FIELDS, acceptsJson, fieldByKey } from './fields.js';
 
 export const DEFAULT_TOKENS = 1e12;
+const MAX_TOKENS = 1e18;  // the core's bound on training.train_tokens
 
 // The page's default view. Links name these fields explicitly, so a link
 // keeps its meaning if this default ever changes.
@@ -145,10 +146,14 @@ export function toConfig(spec) {
     const value = spec.training[field.key];
     if (value !== undefined) setDeep(training, field.key.split('.'), value);
   }
+  // "Tokens to train" (the throughput panel) is the core's train_tokens; the
+  // page's default budget stays out of the document.
+  if (spec.tokens !== undefined && spec.tokens !== DEFAULT_TOKENS) training.train_tokens = spec.tokens;
   return { model: section('model'), training, system: section('system') };
 }
 
-// Reads an imported config document into a spec. Returns {spec, ignored[]},
+// Reads an imported config document into a spec. Returns {spec, ignored[],
+// tokens} (tokens: the document's training.train_tokens, else undefined),
 // ignoring (and naming) whatever the page cannot represent; the core checks
 // the rest when it estimates.
 export function fromConfig(document, catalog) {
@@ -156,17 +161,34 @@ export function fromConfig(document, catalog) {
   spec.system.over = {};
   spec.training = {};
   const ignored = [];
+  let tokens;
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     return { spec: defaultSpec(catalog), ignored: ['the file is not a JSON object'] };
   }
   for (const [key, value] of Object.entries(document)) {
     if (key === 'model' || key === 'system') readPresetSection(spec, key, value, catalog, ignored);
-    else if (key === 'training') readFields(spec.training, 'training', value, '', ignored);
+    else if (key === 'training') tokens = readTraining(spec, value, ignored);
     else if (key === 'schema_version' && value === 1) continue;
     else if (key === 'name' && typeof value === 'string') continue;
     else ignored.push(`/${key}`);
   }
-  return { spec, ignored };
+  return { spec, ignored, tokens };
+}
+
+// The training section; train_tokens becomes the page's token budget.
+function readTraining(spec, value, ignored) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !('train_tokens' in value)) {
+    readFields(spec.training, 'training', value, '', ignored);
+    return undefined;
+  }
+  const { train_tokens: tokens, ...rest } = value;
+  readFields(spec.training, 'training', rest, '', ignored);
+  if (typeof tokens === 'number' && Number.isFinite(tokens) && tokens > 0 && tokens <= MAX_TOKENS) {
+    spec.tokens = tokens;
+    return tokens;
+  }
+  ignored.push(`/training/train_tokens: unexpected value ${clipJson(tokens)}`);
+  return undefined;
 }
 
 function readPresetSection(spec, kind, value, catalog, ignored) {
@@ -204,6 +226,8 @@ function readFields(target, section, object, prefix, ignored) {
         readFields(target, section, value, dotted, ignored);
       }
     } else if (field) {
+      // An empty list where the default is empty (cuda_graph.modules: []) is the default.
+      if (field.type === 'list' && Array.isArray(value) && value.length === 0 && Array.isArray(field.def) && field.def.length === 0) continue;
       if (acceptsJson(field, value)) target[dotted] = value;
       else ignored.push(`${path}: unexpected value ${clipJson(value)}`);
     } else if (isContainer(section, dotted) && value !== null && typeof value === 'object') {

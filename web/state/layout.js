@@ -48,8 +48,11 @@ export const TRAINING_GROUPS = [
   { id: 'memory', label: 'ZeRO, recompute and offload', open: true },
   { id: 'kernels', label: 'Kernels and overlap', open: false },
   { id: 'moe', label: 'MoE routing', open: false },
+  { id: 'advanced', label: 'Advanced: CUDA graphs, dropout, NCCL', open: false },
 ];
 
+// training.train_tokens is the throughput panel's "Tokens to train" (its
+// link key is `tok`, state/url.js), not a field of this form.
 // te_version: the link reader accepts only version-like text (the core
 // checks it again and names the field), and a link keeps it even when it
 // equals the core's default (`explicit`): that default follows Transformer
@@ -60,6 +63,8 @@ export const TRAINING_LAYOUT = [
   { key: 'global_batch_size', url: 'gbs', group: 'batch' },
   { key: 'num_micro_batches', url: 'nmb', group: 'batch', label: 'or micro-batches' },
   { key: 'dtype', url: 'dt', group: 'batch' },
+  { key: 'fp8_recipe', url: 'f8r', group: 'batch' },
+  { key: 'fp8_param_gather', url: 'f8p', group: 'batch' },
   { key: 'tp', url: 'tp', group: 'parallel' },
   { key: 'sequence_parallel', url: 'sp', group: 'parallel' },
   { key: 'pp', url: 'pp', group: 'parallel' },
@@ -83,11 +88,15 @@ export const TRAINING_LAYOUT = [
   { key: 'recompute.keep_tail_outputs', url: 'rck', group: 'memory' },
   { key: 'optimizer_offload_fraction', url: 'oof', group: 'memory' },
   { key: 'overlap_cpu_optimizer_d2h_h2d', url: 'ood', group: 'memory' },
+  { key: 'activation_offload_layers', url: 'aol', group: 'memory' },
   { key: 'expandable_segments', url: 'es', group: 'memory' },
   { key: 'flash_attention', url: 'fa', group: 'kernels' },
   { key: 'fused_norm', url: 'fn', group: 'kernels' },
   { key: 'fused_swiglu', url: 'fsw', group: 'kernels' },
   { key: 'fused_cross_entropy', url: 'fce', group: 'kernels' },
+  { key: 'fused_bias_dropout', url: 'fbd', group: 'kernels' },
+  { key: 'fused_rope', url: 'fro', group: 'kernels' },
+  { key: 'fused_softmax', url: 'fsm', group: 'kernels' },
   { key: 'gradient_accumulation_fusion', url: 'gaf', group: 'kernels' },
   { key: 'grad_reduce_in_bf16', url: 'g16', group: 'kernels' },
   { key: 'overlap_grad_reduce', url: 'ogr', group: 'kernels' },
@@ -99,6 +108,20 @@ export const TRAINING_LAYOUT = [
   { key: 'moe_permute_probs_fused', url: 'mpf', group: 'moe' },
   { key: 'moe_token_dispatcher', url: 'mtd', group: 'moe' },
   { key: 'moe_routing_imbalance', url: 'mri', group: 'moe' },
+  { key: 'moe_router_load_balancing_type', url: 'mlb', group: 'moe' },
+  { key: 'moe_aux_loss_coeff', url: 'mal', group: 'moe' },
+  { key: 'moe_router_enable_expert_bias', url: 'meb', group: 'moe' },
+  { key: 'moe_router_fp32', url: 'mrf', group: 'moe' },
+  { key: 'moe_router_fusion', url: 'mrx', group: 'moe' },
+  { key: 'moe_permute_fusion', url: 'mpx', group: 'moe' },
+  { key: 'overlap_moe_expert_parallel_comm', url: 'oep', group: 'moe' },
+  { key: 'delay_wgrad_compute', url: 'dwg', group: 'moe' },
+  { key: 'moe_shared_expert_overlap', url: 'seo', group: 'moe' },
+  { key: 'cuda_graph.impl', url: 'cgi', group: 'advanced' },
+  { key: 'cuda_graph.modules', url: 'cgm', group: 'advanced' },
+  { key: 'hidden_dropout', url: 'hdo', group: 'advanced' },
+  { key: 'attention_dropout', url: 'ado', group: 'advanced' },
+  { key: 'nccl_nvls', url: 'nvl', group: 'advanced' },
 ];
 
 // The links' own labels ("Bandwidth", "Latency") need the link's name here.

@@ -114,6 +114,16 @@ export function mount(form, store, actions) {
     }, true);
   }
 
+  // CUDA graphs: the captured modules only go with "local" and "transformer_engine".
+  function onCudaGraph(value) {
+    write((spec) => {
+      const t = spec.training;
+      if (value === 'none') delete t['cuda_graph.impl'];
+      else t['cuda_graph.impl'] = value;
+      if (value === 'none' || value === 'full_iteration') delete t['cuda_graph.modules'];
+    }, true);
+  }
+
   function makeField(field) {
     const id = fieldId(field.path);
     const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
@@ -136,6 +146,7 @@ export function mount(form, store, actions) {
         actions.setEdited(field.path);
         const value = parseText(field, input.value).value;
         if (field.key === 'recompute.granularity') onRecompute(value);
+        else if (field.key === 'cuda_graph.impl') onCudaGraph(value);
         else write((spec) => assign(spec, field, field.section === 'training' && value === field.def ? undefined : value), true);
       });
       root.append(h('label', { for: id, text: field.label, title: field.title }), input);
@@ -281,6 +292,9 @@ export function mount(form, store, actions) {
     show('recompute.num_layers', t['recompute.granularity'] === 'full');
     show('recompute.modules', t['recompute.granularity'] === 'selective');
     show('recompute.keep_tail_outputs', t['recompute.granularity'] === 'selective');
+    show('cuda_graph.modules', ['local', 'transformer_engine'].includes(t['cuda_graph.impl']));
+    show('fp8_recipe', t.dtype === 'fp8');
+    show('fp8_param_gather', t.dtype === 'fp8' || t.dtype === 'fp4');
     for (const name of FIELDS.model.filter((f) => f.type === 'section').map((f) => f.key)) {
       const on = getDeep(effective.model, name) !== undefined;
       for (const slot of slots.values()) {

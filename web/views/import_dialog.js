@@ -174,10 +174,10 @@ export function mount(root, store, actions) {
     missingBox.replaceChildren();
     const config = envelope.result.config;
     const notes = (envelope.result.notes ?? []).map(String);
-    const preset = await matchingPreset(actions.engine, state.catalog, config?.model);
-    if (preset) {
-      config.model = preset;
-      notes.unshift(`The model equals the preset "${state.catalog.models.find((m) => m.id === preset)?.label ?? preset}": the preset is selected.`);
+    const preset = await matchingPreset(actions.engine, config?.model);
+    if (preset && state.catalog.models.some((m) => m.id === preset.id)) {
+      config.model = preset.id;
+      notes.unshift(`The model equals the preset "${preset.label}": the preset is selected.`);
     }
     const estimated = actions.whenEstimated();
     const ignored = actions.applyConfig(config, source, notes);

@@ -26,6 +26,7 @@ struct ApiResult {
 /// preset (the id as raw text), schema, import_hf, import_megatron
 /// ({"args": "<script>", "system": "<preset id or empty>"}), import_simumax
 /// ({"model": "<text>", "strategy": "<text>", "system": "<text or empty>"}),
+/// match_model_preset ({"model": <model section>} -> {"preset": id or null, "label"}),
 /// export_megatron, export_config, export_csv, search, search_merge, whatif,
 /// scale_system ({"system": <object or id>, "figure": "<figure>", "factor": <number>}).
 /// An unknown op is an error envelope with path "". Never throws.
@@ -37,7 +38,7 @@ std::string call_json(std::string_view op, std::string_view input);
 /// call_json restricted to one group of ops, for the page's two WebAssembly
 /// modules: the calculator's (estimate, presets, preset, schema, export_config,
 /// export_csv) and the tools' (search, search_merge, whatif, scale_system,
-/// import_hf, import_megatron, import_simumax, export_megatron,
+/// import_hf, import_megatron, import_simumax, match_model_preset, export_megatron,
 /// allocation_trace, trace), which the page loads when a tool is first used. Another
 /// op is an unknown-op error envelope naming the group's ops.
 std::string call_json_page(std::string_view op, std::string_view input);

@@ -42,6 +42,7 @@ constexpr std::array kToolOps = {
     Op{"import_hf", &api::import_hf},
     Op{"import_megatron", &api::import_megatron_document},
     Op{"import_simumax", &api::import_simumax_document},
+    Op{"match_model_preset", &api::match_model_preset},
     Op{"export_megatron", &api::export_megatron},
     Op{"allocation_trace", &api::allocation_trace},
     Op{"trace", &api::trace},

@@ -4,7 +4,10 @@
 #include "api/envelope.h"
 #include "api/ops.h"
 #include "interop/hf/hf_import.h"
+#include "schema/config_reader.h"
 #include "schema/json_reader.h"
+#include "schema/model_preset_match.h"
+#include "schema/preset_store.h"
 #include "interop/megatron/megatron_import.h"
 #include "interop/simumax/simumax_import.h"
 
@@ -83,6 +86,25 @@ ApiResult import_simumax_document(std::string_view input) {
                                        "a100-pcie-80gb system)"}});
   }
   return import_simumax(texts[0], texts[1], texts[2]);
+}
+
+ApiResult match_model_preset(std::string_view input) {
+  nlohmann::json document;
+  Issues issues;
+  if (!schema::parse_document(input, "", document, issues)) return error_envelope(issues);
+  schema::ObjectReader r(document, "", issues);
+  ModelSpec model;
+  if (const nlohmann::json* value = r.raw("model")) {
+    const nlohmann::json resolved = schema::resolve_preset_reference(*value, "model", "/model", issues);
+    if (!resolved.is_null()) schema::read_model(resolved, "/model", model, issues);
+  } else if (r.ok()) {
+    issues.push_back({"/model", "missing required key"});
+  }
+  r.finish();
+  if (!issues.empty()) return error_envelope(issues);
+  const std::string id = schema::matching_model_preset(model);
+  if (id.empty()) return ok_envelope({{"preset", nullptr}, {"label", nullptr}});
+  return ok_envelope({{"preset", id}, {"label", schema::find_preset("model", id)->value("label", id)}});
 }
 
 }  // namespace trainsim::api

@@ -33,6 +33,9 @@ ApiResult import_simumax(std::string_view model_text, std::string_view strategy_
 // {"model": "...", "strategy": "...", "system": "... or empty"}.
 ApiResult import_megatron_document(std::string_view input);
 ApiResult import_simumax_document(std::string_view input);
+// {"model": <model section>} -> {"preset": id or null, "label": ...}: the model
+// preset equal to the model (schema/model_preset_match.h), so an import selects it.
+ApiResult match_model_preset(std::string_view input);
 
 // api/memory_ops.cpp: {"config": ..., "stage": n} -> the stage's allocation trace.
 ApiResult allocation_trace(std::string_view input);

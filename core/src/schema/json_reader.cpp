@@ -4,28 +4,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "schema/spelling.h"
+
 namespace trainsim::schema {
 namespace {
 
 std::string shorten(std::string text, size_t max_chars) {
   if (text.size() > max_chars) text = text.substr(0, max_chars) + "...";
   return text;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 }  // namespace

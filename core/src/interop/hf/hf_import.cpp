@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "schema/json_reader.h"
+#include "schema/spelling.h"
 #include "input_limits.h"
 
 namespace trainsim::interop {
@@ -245,7 +246,21 @@ json import_hf(std::string_view text, Issues& issues) {
   if (issues.empty()) check_hf_model(model, document, issues);
   for (const char* key : kIgnored) r.get(key);
   for (const std::string& key : r.unread_keys()) {
-    notes.push_back("ignored field \"" + key + "\" (not used by " + family->config_class + " models in trainsim)");
+    const std::string meant = r.likely_key(key);
+    if (meant.empty()) {
+      notes.push_back("ignored field \"" + key + "\" (not used by " + family->config_class + " models in trainsim)");
+      continue;
+    }
+    notes.push_back("ignored field \"" + key + "\" (not a " + family->config_class + " field trainsim knows: did you mean \"" +
+                    meant + "\"?)");
+    // A failed import drops the notes: the error about the key it meant says it too.
+    if (!r.present(meant.c_str())) {
+      for (Issue& issue : issues) {
+        if (issue.path == "/hf/" + json_pointer_escape(meant)) {
+          issue.message += " (the file has \"" + key + "\": a typo of \"" + meant + "\"?)";
+        }
+      }
+    }
   }
   if (!issues.empty()) return nullptr;
   return {{"model", model}, {"notes", notes}};
@@ -328,6 +343,10 @@ std::optional<std::string> HfReader::text(const char* key) {
     return std::nullopt;
   }
   return value->get<std::string>();
+}
+
+std::string HfReader::likely_key(const std::string& key) const {
+  return schema::likely_name(key, std::vector<std::string>(read_.begin(), read_.end()));
 }
 
 std::vector<std::string> HfReader::unread_keys() const {

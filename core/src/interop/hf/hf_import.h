@@ -47,6 +47,9 @@ class HfReader {
   void note(const std::string& message) { notes_.push_back(message); }
   size_t issue_count() const { return issues_.size(); }
   std::vector<std::string> unread_keys() const;
+  // The key asked for (and so known to this family) that an unread `key` most
+  // likely misspells, or "" (schema::likely_name).
+  std::string likely_key(const std::string& key) const;
 
  private:
   const nlohmann::json& object_;

@@ -7,6 +7,9 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <vector>
+
+#include "schema/spelling.h"
 
 namespace trainsim::interop {
 namespace {
@@ -336,6 +339,25 @@ FlagInfo megatron_flag_info(const std::string& name) {
     info.arity = FlagArity::kOne;
   }
   return info;
+}
+
+std::string likely_megatron_flag(const std::string& name) {
+  static const std::vector<std::string> kKnown = [] {
+    const Table& t = table();
+    std::set<std::string> names;
+    for (const auto* list : {&t.no_value, &t.list, &t.read, &t.harmless}) {
+      for (const std::string_view flag : *list) names.emplace(flag);
+    }
+    for (const auto& [flag, note] : t.noted) {
+      if (std::string_view(note).rfind("no longer valid", 0) != 0) names.emplace(flag);
+    }
+    std::vector<std::string> known;
+    for (const std::string& flag : names) {
+      if (megatron_flag_info(flag).known) known.push_back(flag);
+    }
+    return known;
+  }();
+  return schema::likely_name(name, kKnown);
 }
 
 }  // namespace trainsim::interop

@@ -25,4 +25,9 @@ struct FlagInfo {
 
 FlagInfo megatron_flag_info(const std::string& name);
 
+// The known flag an unknown `name` most likely misspells ("--num-layer" ->
+// "--num-layers"), or "" when no known flag is close (schema::likely_name).
+// Flags Megatron-LM no longer accepts are never proposed.
+std::string likely_megatron_flag(const std::string& name);
+
 }  // namespace trainsim::interop

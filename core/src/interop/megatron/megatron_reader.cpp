@@ -193,12 +193,30 @@ std::optional<std::vector<std::string>> FlagReader::list(const char* name) {
   return f->values;
 }
 
+// An error about the flag a typo meant ("missing required flag") says which
+// flag of the command was probably meant as it: the note alone is dropped with
+// a failed import.
+void FlagReader::point_at_typo(const std::string& typo, const std::string& meant) {
+  if (by_name_.count(meant) != 0 || dropped_.count(meant) != 0) return;
+  const std::string path = "/args/" + meant;
+  for (Issue& issue : issues_) {
+    if (issue.path == path) issue.message += " (the command has " + typo + ": a typo of " + meant + "?)";
+  }
+}
+
 void FlagReader::finish() {
+  // Hints for the first unknown flags only: a pasted command of thousands of
+  // unknown flags must not cost thousands of table-wide distance searches.
+  constexpr int kMaxTypoHints = 64;
+  int hinted = 0;
   for (const std::string& name : order_) {
     if (read_.count(name) != 0 || dropped_.count(name) != 0) continue;
     const FlagInfo info = megatron_flag_info(name);
     if (!info.known) {
-      note(name + " is not a Megatron-LM flag trainsim knows: ignored");
+      const std::string meant = hinted++ < kMaxTypoHints ? likely_megatron_flag(name) : std::string();
+      note(name + " is not a Megatron-LM flag trainsim knows: ignored" +
+           (meant.empty() ? "" : " (did you mean " + meant + "?)"));
+      if (!meant.empty()) point_at_typo(name, meant);
     } else if (info.role == FlagRole::kNotModelled) {
       note(name + " is ignored: " + info.note);
     } else if (info.role == FlagRole::kRead) {

@@ -43,6 +43,7 @@ class FlagReader {
   void finish();
 
  private:
+  void point_at_typo(const std::string& typo, const std::string& meant);
   const CommandFlag* last(const char* name);  ///< last occurrence wins, as in argparse
   std::optional<std::string> single(const char* name);
 
