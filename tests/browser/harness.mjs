@@ -31,7 +31,14 @@ export function parseArgs(argv) {
 // side by side on a loaded machine).
 let shared = null;
 export function launchBrowser() {
-  shared ??= chromium.launch({
+  shared ??= newBrowser();
+  return shared;
+}
+
+// A browser of its own (the benchmarks: one per run, so that a renderer's
+// peak memory is that run's).
+export function newBrowser() {
+  return chromium.launch({
     executablePath: process.env.TRAINSIM_CHROMIUM || '/usr/bin/chromium',
     args: CHROMIUM_FLAGS,
     // playwright's own handlers close every browser on SIGINT/SIGTERM/SIGHUP
@@ -44,7 +51,6 @@ export function launchBrowser() {
     handleSIGTERM: false,
     handleSIGHUP: false,
   });
-  return shared;
 }
 
 export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };

@@ -1,44 +1,45 @@
 // A strategy search run in pages, so the page can show progress, cancel,
-// and use several workers: a first page tells how many candidates there
-// are, the rest is split into pages that the workers take in turn, and the
-// pages are merged at the end in order (exactly the result of one whole
-// search, see trainsim.h search_json). Each call has a fixed cost (the core
-// enumerates and validates the combinations up to the page's end and fully
-// estimates the page's top plans), so pages are not tiny; they are bounded
-// too, so that progress moves and a cancel frees the workers soon. The unit is
-// the core's layout class (one (tp, pp, cp, ep, etp) shape with all its
-// micro-batch sizes and recompute modes), so pages hold a few classes.
+// and use several workers. A first call ({"plan": true}) counts the layout
+// classes (one (tp, pp, cp, ep, etp) shape with all its micro-batch sizes and
+// recompute modes) and orders them by their floors, best first; the classes
+// are then searched in that order in pages, each page with the bound of the
+// pages done so far (their top K metrics and Pareto front: the core skips
+// what they already exclude, as one whole search does from class to class),
+// and the pages are merged at the end (exactly the result of one whole
+// search, see trainsim.h search_json and search_merge_json). The first page
+// runs alone so that the others start with a bound; pages then grow (the
+// later classes have the worse floors and are mostly skipped), bounded so
+// that progress moves and a cancel frees the workers soon. Before the merge,
+// the full results of top plans that cannot enter the merged top K are
+// dropped (each is ~40 KB; the merge reads at most 4 MiB).
 // start() cancels the search in progress (the newest request wins): the
 // older one resolves {cancelled: true} at once and issues no more pages.
-// Progress is reported at once ({done: 0, total: 0} while the first page
-// counts the classes), then after every page with the best plan so far.
+// Progress is reported at once ({done: 0, total: 0} while the plan counts
+// the classes), then after every page with the best plan so far.
 const FIRST_PAGE = 16;
-const MIN_PAGE = 8;
-const MAX_PAGE = 128;
+const MAX_PAGE = 256;
 const MIN_PAGES = 4;
 
-// Splits [from, total) into pages for `workers` workers: at least MIN_PAGES
-// (for the progress bar) and two per worker, none under MIN_PAGE, none over
-// MAX_PAGE.
-export function splitPages(from, total, workers) {
-  const remaining = total - from;
+// Splits the ordered classes after the first `from` into pages for
+// `workers` workers: sizes double from FIRST_PAGE up to MAX_PAGE, and there
+// are at least MIN_PAGES and two per worker where the classes allow.
+export function splitPages(classes, from, workers) {
+  const remaining = classes.length - from;
   if (remaining <= 0) return [];
-  const wanted = Math.max(MIN_PAGES, 2 * workers, Math.ceil(remaining / MAX_PAGE));
-  const count = Math.max(1, Math.min(wanted, Math.ceil(remaining / MIN_PAGE)));
-  const size = Math.ceil(remaining / count);
+  const wanted = Math.max(MIN_PAGES, 2 * workers);
+  const cap = Math.max(1, Math.min(MAX_PAGE, Math.ceil(remaining / wanted)));
   const pages = [];
-  for (let offset = from; offset < total; offset += size) pages.push({ offset, limit: Math.min(size, total - offset) });
+  let size = Math.min(FIRST_PAGE, cap);
+  for (let offset = from; offset < classes.length; offset += size, size = Math.min(cap, 2 * size)) {
+    pages.push(classes.slice(offset, offset + size));
+  }
   return pages;
 }
 
-// One page of a search: {ok, end, candidates, best: the page's first plan,
-// text: the page's envelope, for the merge}, or the error envelope.
-async function searchPage(call, document, offset, limit) {
-  const text = await call('search', JSON.stringify({ ...document, page: { offset, limit } }));
-  const envelope = JSON.parse(text);
-  if (!envelope.ok) return envelope;
-  const page = envelope.result.page;
-  return { ok: true, end: page.end, candidates: page.candidates, best: envelope.result.top?.[0] ?? null, text };
+// One call of a search: {ok, result: the parsed result} or the error envelope.
+async function searchCall(call, document, page) {
+  const envelope = JSON.parse(await call('search', JSON.stringify({ ...document, page })));
+  return envelope.ok ? { ok: true, result: envelope.result } : envelope;
 }
 
 // The objective's figure of a plan, lower is better (see the core's rank.h;
@@ -95,35 +96,85 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
   async function run(job, document, onProgress) {
     const workers = calls();
     onProgress({ done: 0, total: 0, best: null });
-    const first = await searchPage(workers[0], document, 0, FIRST_PAGE);
-    if (!first.ok || job.cancelled) return first;
-    const total = first.candidates;
-    const pages = [{ offset: 0, end: first.end, text: first.text }];
-    let done = first.end;
+    const plan = await searchCall(workers[0], document, { plan: true });
+    if (!plan.ok || job.cancelled) return plan;
+    const order = plan.result.order.classes;
+    const total = order.length;
+    const bound = pageBound(document);
+    const pages = [];
+    let done = 0;
     let failed = null;
-    let best = first.best;
-    onProgress({ done, total, best });
-    const queue = splitPages(first.end, total, workers.length);
+    const finish = (result, size) => {
+      pages.push(result);
+      bound.add(result);
+      done += size;
+      if (!job.cancelled) onProgress({ done, total, best: bound.best() });
+    };
+    onProgress({ done, total, best: null });
+    // The best-floor classes first and alone: the other pages start with their bound.
+    const firstClasses = order.slice(0, FIRST_PAGE);
+    if (firstClasses.length) {
+      const first = await searchCall(workers[0], document, { classes: firstClasses });
+      if (!first.ok || job.cancelled) return first;
+      finish(first.result, firstClasses.length);
+    }
+    const queue = splitPages(order, firstClasses.length, workers.length);
     await Promise.all(workers.map(async (call) => {
       while (queue.length && !job.cancelled && !failed) {
-        const { offset, limit } = queue.shift();
-        const page = await searchPage(call, document, offset, limit);
+        const classes = queue.shift();
+        const page = await searchCall(call, document, { classes, bound: bound.json() });
         if (!page.ok) { failed = page; return; }
-        pages.push({ offset, end: page.end, text: page.text });
-        done += page.end - offset;
-        best = betterPlan(best, page.best, document.objective);
-        if (!job.cancelled) onProgress({ done, total, best });
+        finish(page.result, classes.length);
       }
     }));
     if (job.cancelled) return { cancelled: true };
     if (failed) return failed;
-    pages.sort((a, b) => a.offset - b.offset);
-    const gap = pages.find((page, i) => i > 0 && page.offset !== pages[i - 1].end);
-    if (gap || pages[pages.length - 1].end !== total) {
-      return { ok: false, errors: [{ path: '/page', message: 'the search pages do not cover every candidate' }] };
+    if (done !== total) {
+      return { ok: false, errors: [{ path: '/page', message: 'the search pages do not cover every layout class' }] };
     }
-    return JSON.parse(await workers[0]('search_merge', `{"pages":[${pages.map((page) => page.text).join(',')}]}`));
+    // A search with no class (nothing to search) still has the plan's answer.
+    if (!pages.length) return { ok: true, result: plan.result };
+    bound.trim(pages);
+    return JSON.parse(await workers[0]('search_merge', JSON.stringify({ pages })));
   }
 
   return { start, cancel, running: () => current !== null };
+}
+
+// The keys of a metrics object a bound's top takes (search_request.cpp read_bound).
+const BOUND_METRICS = ['iteration_s', 'peak_bytes', 'tokens_per_s_per_gpu', 'mfu', 'time_to_train_s', 'gpu_hours'];
+
+// What the pages done so far proved: their best top_k plans' metrics and
+// their Pareto front (peak memory against step time), as the core reads a
+// page's "bound"; the best plan so far for the progress.
+export function pageBound(document) {
+  const objective = document.objective;
+  const k = Number(document.top_k) || 10;
+  let top = [];    // entries, best first, at most k
+  let front = [];  // [peak_bytes, iteration_s], ascending peak, descending time
+  return {
+    add(result) {
+      top = [...top, ...(result.top ?? [])].map((entry, i) => [entry, i])
+        .sort(([a, i], [b, j]) => cost(a, objective) - cost(b, objective) || i - j)
+        .slice(0, k).map(([entry]) => entry);
+      const points = [...front, ...(result.pareto ?? []).map((e) => [e.metrics.peak_bytes, e.metrics.iteration_s])]
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      front = [];
+      for (const point of points) if (!front.length || point[1] < front[front.length - 1][1]) front.push(point);
+    },
+    best: () => top[0] ?? null,
+    json: () => ({
+      top: top.map((entry) => Object.fromEntries(BOUND_METRICS.filter((key) => Number.isFinite(entry.metrics?.[key])).map((key) => [key, entry.metrics[key]]))),
+      front,
+    }),
+    // Drops from each page's top the plans that rank after the merged k-th
+    // (their full results are most of a page's size; the merge would not keep
+    // them). With diversity (one plan per layout) the pages are left whole.
+    trim(pages) {
+      if (document.diversity && document.diversity !== 'none') return;
+      if (top.length < k) return;
+      const last = cost(top[top.length - 1], objective);
+      for (const page of pages) if (page.top) page.top = page.top.filter((entry) => cost(entry, objective) <= last);
+    },
+  };
 }
