@@ -9,7 +9,7 @@ import { decode, encode } from '../../web/state/url.js';
 import { defaultSpec, fromConfig, toConfig } from '../../web/state/config.js';
 import { compactCount, formatBytes, formatPercent, formatSeconds, formatTokens, parseCount } from '../../web/lib/format.js';
 import { newestWins } from '../../web/engine/client.js';
-import { betterPlan, pagedSearch, splitPages } from '../../web/engine/search_pages.js';
+import { betterPlan, pageBound, pagedSearch, splitPages } from '../../web/engine/search_pages.js';
 import { decodeSearch, encodeSearch } from '../../web/state/search_url.js';
 import { loadCatalog } from '../../web/engine/catalog.js';
 import { FIELDS, fieldByKey, fieldByUrl, figureLabel, installSchema } from '../../web/state/fields.js';
@@ -312,45 +312,66 @@ export async function moduleTests(args) {
   });
 
   describe('engine/search_pages.js', () => {
-    // A fake engine: `total` candidates, pages answer after `delay` ms with
-    // envelope text, as Module.call does.
+    const range = (from, to) => Array.from({ length: to - from }, (_, i) => from + i);
+    // A fake engine of `total` layout classes: the plan orders them (reversed, as
+    // floors might), pages answer after `delay` ms with envelope text, as Module.call does.
     const fakeCalls = (total, log, delay = 1) => [0, 1, 2].map((worker) => async (op, input) => {
       await new Promise((resolve) => setTimeout(resolve, delay));
-      if (op === 'search_merge') return JSON.stringify({ ok: true, result: { pages: JSON.parse(input).pages.map((p) => p.result.page.span) } });
+      if (op === 'search_merge') return JSON.stringify({ ok: true, result: { pages: JSON.parse(input).pages.map((p) => p.page.classes) } });
       assert.equal(op, 'search');
-      const { offset, limit } = JSON.parse(input).page;
-      log.push([worker, offset, limit]);
-      const end = Math.min(total, offset + limit);
-      // Each page's best plan: the second page after the first holds the fastest.
-      const top = [{ metrics: { iteration_s: offset === splitPages(16, total, 3)[1]?.offset ? 1 : 2 + offset, tokens_per_s_per_gpu: offset } }];
-      return JSON.stringify({ ok: true, result: { page: { end, candidates: total, span: [offset, end] }, top } });
+      const page = JSON.parse(input).page;
+      if (page.plan) return JSON.stringify({ ok: true, result: { order: { classes: range(0, total).reverse() } } });
+      log.push([worker, page.classes, page.bound ?? null]);
+      // A class's plan: the class numbered 100 is the fastest; lower numbers are slower.
+      const top = page.classes.map((c) => ({ metrics: { iteration_s: c === 100 ? 1 : 1000 - c, peak_bytes: c, tokens_per_s_per_gpu: c } }));
+      return JSON.stringify({ ok: true, result: { page: { classes: page.classes }, top, pareto: [] } });
     });
 
-    it('splits the candidates into pages for the workers', () => {
-      assert.deepEqual(splitPages(16, 16, 3), []);
-      assert.deepEqual(splitPages(16, 166, 2), [{ offset: 16, limit: 38 }, { offset: 54, limit: 38 }, { offset: 92, limit: 38 }, { offset: 130, limit: 36 }]);
-      assert.equal(splitPages(0, 6, 4).length, 1);
-      const big = splitPages(0, 1e5, 4);
-      assert.ok(big.length === 782 && big.every((p) => p.limit <= 128), 'pages stay small enough to cancel soon');
+    it('splits the ordered classes into growing, bounded pages for the workers', () => {
+      assert.deepEqual(splitPages(range(0, 16), 16, 3), []);
+      const pages = splitPages(range(0, 166), 16, 2);
+      assert.deepEqual(pages.map((p) => p.length), [16, 32, 38, 38, 26]);
+      assert.deepEqual(pages.flat(), range(16, 166), 'every class once, in the plan\'s order');
+      const big = splitPages(range(0, 1e5), 0, 4);
+      assert.ok(big.every((p) => p.length <= 256), 'pages stay small enough to cancel soon');
+      assert.equal(big.flat().length, 1e5);
     });
 
-    it('runs the pages on every worker, reports progress and merges the pages in order', async () => {
+    it('plans, runs the best classes first and alone, bounds the other pages, and merges every class', async () => {
       const log = [];
       const progress = [];
-      const search = pagedSearch(() => fakeCalls(166, log));
       const best = [];
-      const merged = await search.start({ model: 'x' }, ({ done, total, best: plan }) => {
+      const search = pagedSearch(() => fakeCalls(166, log));
+      const merged = await search.start({ model: 'x', top_k: 3 }, ({ done, total, best: plan }) => {
         progress.push(`${done}/${total}`);
         best.push(plan?.metrics.iteration_s ?? null);
       });
-      assert.deepEqual(merged.result.pages, [[0, 16], ...splitPages(16, 166, 3).map((p) => [p.offset, p.offset + p.limit])]);
-      assert.equal(merged.result.pages.length, 7);
-      assert.equal(progress[0], '0/0', 'progress from the start, before the first page has counted the classes');
-      assert.equal(progress[1], '16/166');
+      assert.deepEqual(merged.result.pages.flat().sort((a, b) => a - b), range(0, 166), 'the merge sees every class once');
+      assert.deepEqual(log[0][1], range(150, 166).reverse(), 'the plan\'s first 16 classes run first');
+      assert.equal(log[0][2], null, 'the first page has no bound yet');
+      assert.ok(log.slice(1).every(([, , bound]) => bound && bound.top.length === 3), 'later pages carry the bound of the pages done');
+      assert.equal(progress[0], '0/0', 'progress from the start, before the plan has counted the classes');
+      assert.equal(progress[1], '0/166');
+      assert.equal(progress[2], '16/166');
       assert.equal(progress[progress.length - 1], '166/166');
-      assert.deepEqual([best[0], best[1], best[best.length - 1]], [null, 2, 1], 'the best plan so far');
-      assert.ok(best.slice(1).every((b, i) => i === 0 || b <= best[i]), `the best so far never gets worse: ${best}`);
+      assert.equal(best[best.length - 1], 1, 'the best plan so far ends at the fastest');
+      assert.ok(best.slice(2).every((b, i) => i === 0 || b <= best[i + 1]), `the best so far never gets worse: ${best}`);
       assert.ok(new Set(log.map(([worker]) => worker)).size >= 2, 'more than one worker took pages');
+    });
+
+    it('drops, before the merge, top plans that cannot enter the merged top K', () => {
+      const bound = pageBound({ top_k: 2 });
+      const pages = [{ top: [{ metrics: { iteration_s: 1 } }, { metrics: { iteration_s: 5 } }] },
+        { top: [{ metrics: { iteration_s: 2 } }, { metrics: { iteration_s: 3 } }] }];
+      pages.forEach((page) => bound.add(page));
+      bound.trim(pages);
+      assert.deepEqual(pages.map((p) => p.top.map((e) => e.metrics.iteration_s)), [[1], [2]]);
+      assert.deepEqual(bound.json().top, [{ iteration_s: 1 }, { iteration_s: 2 }]);
+      const diverse = [{ top: [{ metrics: { iteration_s: 9 } }] }];
+      const kept = pageBound({ top_k: 1, diversity: 'per_layout' });
+      kept.add({ top: [{ metrics: { iteration_s: 1 } }] });
+      kept.trim(diverse);
+      assert.equal(diverse[0].top.length, 1, 'with diversity the pages are left whole');
     });
 
     it('picks the better plan for the objective', () => {
@@ -372,9 +393,11 @@ export async function moduleTests(args) {
       const first = search.start({ n: 1 });
       const second = search.start({ n: 2 });
       assert.deepEqual(await first, { cancelled: true });
-      assert.equal((await second).ok, true);
       const third = search.start({ n: 3 }, () => search.cancel());
+      assert.deepEqual(await second, { cancelled: true });
       assert.deepEqual(await third, { cancelled: true });
+      const small = pagedSearch(() => fakeCalls(40, log, 1));
+      assert.equal((await small.start({ n: 5 })).ok, true);
       let stopped = 0;
       const hard = pagedSearch(() => fakeCalls(100000, log, 5), () => { stopped += 1; });
       const fourth = hard.start({ n: 4 });
@@ -384,15 +407,16 @@ export async function moduleTests(args) {
       assert.equal(search.running(), false);
     });
 
-    it('passes an error envelope through and notices pages that leave a gap', async () => {
+    it('passes an error envelope through, from the plan or from a page', async () => {
       const failing = pagedSearch(() => [async () => JSON.stringify({ ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] })]);
       assert.deepEqual(await failing.start({}), { ok: false, errors: [{ path: '/num_gpus', message: 'bad' }] });
-      const gappy = pagedSearch(() => [async (op, input) => {
-        if (op === 'search_merge') return '{"ok": true}';
-        const { offset, limit } = JSON.parse(input).page;
-        return JSON.stringify({ ok: true, result: { page: { end: Math.min(1000, offset + limit - (offset ? 1 : 0)), candidates: 1000 } } });
+      const pageFails = pagedSearch(() => [async (op, input) => {
+        const page = JSON.parse(input).page;
+        if (page.plan) return JSON.stringify({ ok: true, result: { order: { classes: range(0, 40) } } });
+        if (page.classes[0] === 0) return JSON.stringify({ ok: true, result: { page: { classes: page.classes }, top: [] } });
+        return JSON.stringify({ ok: false, errors: [{ path: '/page', message: 'late failure' }] });
       }]);
-      assert.match((await gappy.start({})).errors[0].message, /do not cover/);
+      assert.match((await pageFails.start({})).errors[0].message, /late failure/);
     });
   });
 
