@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "schema/config_reader.h"
 #include "time/tp_overlap.h"
 #include "validate.h"
 
