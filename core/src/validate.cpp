@@ -94,6 +94,12 @@ void validate_parallel(const Config& config, Checker& c) {
   if (p.sequence_parallel && p.tp > 1) {
     c.divides(p.tp, t.seq_len / p.cp, "/training/tp", "seq_len/cp with sequence_parallel");
   }
+  // Megatron-LM megatron/training/arguments.py: "Tensor parallel communication/GEMM
+  // overlap can happen only when sequence parallelism is enabled" (TE's userbuffers
+  // overlap the sequence-parallel all-gather / reduce-scatter).
+  c.require(!t.overlap.tp_comm || p.tp == 1 || p.sequence_parallel, "/training/tp_comm_overlap",
+            "needs sequence_parallel when tp > 1 (Megatron-LM refuses --tp-comm-overlap without "
+            "--sequence-parallel)");
   if (p.cp > 1) {
     c.divides(2 * p.cp, t.seq_len, "/training/cp",
               "seq_len (context parallelism splits the sequence into 2*cp chunks)");

@@ -6,18 +6,6 @@
 #include "time/ep_overlap.h"
 
 namespace trainsim {
-namespace {
-
-// With --tp-comm-overlap, TE overlaps a GEMM's tensor-parallel all-gather /
-// reduce-scatter with the GEMM itself (userbuffers ring exchange); only the
-// part longer than the GEMM stays exposed.
-CommTimes exposed(const CommTimes& comm, double compute_s, bool tp_overlap) {
-  CommTimes out = comm;
-  if (tp_overlap) out.tp_s = std::max(0.0, comm.tp_s - compute_s);
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::vector<OpTime>> block_op_times(const Config& config, const ModelPlan& plan) {
   std::vector<std::vector<OpTime>> per_op(plan.blocks.size());
@@ -32,7 +20,6 @@ std::vector<std::vector<OpTime>> block_op_times(const Config& config, const Mode
 
 std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
                                    const std::vector<std::vector<OpTime>>& per_op) {
-  const bool tp_overlap = config.training.overlap.tp_comm;
   const HostSpec& host = config.system.efficiency.host;
   std::vector<ChunkTime> per_block(per_op.size());
   for (size_t b = 0; b < per_op.size(); ++b) {
@@ -58,14 +45,14 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
       block.forward_s += t.compute_s[0];
       block.backward_s += t.compute_s[1] + t.compute_s[2];
       block.recompute_s += t.recompute_s;
-      block.forward_comm += exposed(t.comm[0], t.compute_s[0], tp_overlap);
-      CommTimes backward_comm = exposed(t.comm[1], t.compute_s[1], tp_overlap);
-      const CommTimes weight = exposed(t.comm[2], t.compute_s[2], tp_overlap);
+      block.forward_comm += t.comm[0];
+      CommTimes backward_comm = t.comm[1];
+      const CommTimes weight = t.comm[2];
       backward_comm += weight;
       block.backward_comm += backward_comm;
       block.weight_s += t.compute_s[2];
       block.weight_comm += weight;
-      block.recompute_comm += exposed(t.recompute_comm, t.recompute_s, tp_overlap);
+      block.recompute_comm += t.recompute_comm;
       block.executed_flops += t.flops[0] + t.flops[1] + t.flops[2] + (t.recompute_s > 0 ? t.flops[0] : 0);
       block.measured_lookups += t.measured_lookups;
       block.model_lookups += t.model_lookups;

@@ -5,6 +5,7 @@
 #include "model/op_context.h"
 #include "time/collectives.h"
 #include "time/moe_routing.h"
+#include "time/tp_overlap.h"
 
 namespace trainsim {
 namespace {
@@ -138,7 +139,31 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
     t.launches[p] = t.captured ? 0.0 : cost.kernels;
   }
   std::array<CommTimes, kNumPasses> hidden{};
+  // With --tp-comm-overlap a linear's sequence-parallel all-gather / reduce-scatter
+  // runs through Transformer Engine's userbuffers beside its GEMM (time/tp_overlap.h).
+  const ParallelSpec& parallel = config.training.parallel;
+  const bool userbuffers = config.training.overlap.tp_comm && op.kind == OpKind::kLinear && parallel.tp > 1;
+  const std::array<double, kNumPasses>& gemm_s = t.compute_s;
   for (const CommCall& call : op.comms) {
+    if (userbuffers && call.group == CommGroup::kTp && call.collective != Collective::kAllReduce) {
+      const TpOverlapMethod method = tp_overlap_method(call.collective, call.pass);
+      // Bulk pairs a column linear's backward crosswise: the dgrad's reduce-scatter
+      // beside the wgrad GEMM, the input re-gather beside the dgrad GEMM.
+      Pass gemm_pass = call.pass;
+      if (method == TpOverlapMethod::kBulk) {
+        gemm_pass = call.pass == Pass::kBackwardData ? Pass::kBackwardWeight : Pass::kBackwardData;
+      }
+      const double seconds = collective_time_s(collective_kind(call.collective), call.bytes, Group::kTp,
+                                               parallel, system, config.training.nccl_nvls);
+      const double step_s =
+          ring_step_time_s(call.bytes / static_cast<double>(parallel.tp), Group::kTp, parallel, system);
+      const TpOverlapCost cost =
+          tp_overlap_cost(method, gemm_s[static_cast<size_t>(gemm_pass)], seconds, step_s, parallel.tp);
+      const auto pass = static_cast<size_t>(call.pass);
+      t.comm[pass].tp_s += cost.exposed_comm_s;
+      if (!t.captured) t.launches[pass] += 1.0 + cost.extra_launches;
+      continue;
+    }
     if (call.group == CommGroup::kCp && call.overlaps_compute) {
       add_comm(t.comm[static_cast<size_t>(call.pass)], call.group, ring_exposed_s(call, config, t));
       if (!t.captured) t.launches[static_cast<size_t>(call.pass)] += 1.0;
