@@ -98,8 +98,10 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     onProgress({ done: 0, total: 0, best: null });
     const plan = await searchCall(workers[0], document, { plan: true });
     if (!plan.ok || job.cancelled) return plan;
-    const order = plan.result.order.classes;
+    const order = plan.result.order?.classes ?? [];
     const total = order.length;
+    // No layout class at all: the whole search answers at once, with its counts and hints.
+    if (!total) return searchCall(workers[0], document, undefined);
     const bound = pageBound(document);
     const pages = [];
     let done = 0;
@@ -132,8 +134,6 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     if (done !== total) {
       return { ok: false, errors: [{ path: '/page', message: 'the search pages do not cover every layout class' }] };
     }
-    // A search with no class (nothing to search) still has the plan's answer.
-    if (!pages.length) return { ok: true, result: plan.result };
     bound.trim(pages);
     return JSON.parse(await workers[0]('search_merge', JSON.stringify({ pages })));
   }
