@@ -115,11 +115,9 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     onProgress({ done, total, best: null });
     // The best-floor classes first and alone: the other pages start with their bound.
     const firstClasses = order.slice(0, FIRST_PAGE);
-    if (firstClasses.length) {
-      const first = await searchCall(workers[0], document, { classes: firstClasses });
-      if (!first.ok || job.cancelled) return first;
-      finish(first.result, firstClasses.length);
-    }
+    const first = await searchCall(workers[0], document, { classes: firstClasses });
+    if (!first.ok || job.cancelled) return first;
+    finish(first.result, firstClasses.length);
     const queue = splitPages(order, firstClasses.length, workers.length);
     await Promise.all(workers.map(async (call) => {
       while (queue.length && !job.cancelled && !failed) {
@@ -131,9 +129,6 @@ export function pagedSearch(calls, stopHelpers = () => {}) {
     }));
     if (job.cancelled) return { cancelled: true };
     if (failed) return failed;
-    if (done !== total) {
-      return { ok: false, errors: [{ path: '/page', message: 'the search pages do not cover every layout class' }] };
-    }
     bound.trim(pages);
     return JSON.parse(await workers[0]('search_merge', JSON.stringify({ pages })));
   }
