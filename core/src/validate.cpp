@@ -419,6 +419,14 @@ Issues activation_offload_issues(const Config& config) {
   return run_rules<validate_activation_offload>(config);
 }
 
+// The probe holds every degree at 1; expert parallelism is what the key needs on
+// every plan it matters for (search/choices.cpp: ep > 1), so the rules run with ep 2.
+Issues ep_overlap_value_issues(const Config& config) {
+  Config probe = config;
+  probe.training.parallel.ep = 2;
+  return run_rules<validate_ep_overlap>(probe);
+}
+
 std::optional<Issue> check_tokens_per_micro_batch(int64_t seq_len, int64_t micro_batch_size,
                                                   const std::string& path) {
   if (seq_len * micro_batch_size <= kMaxTokensPerMicroBatch) return std::nullopt;  // <= 2^56

@@ -23,6 +23,9 @@ Issues validate(const Config& config);
 Issues fp8_recipe_gpu_issues(const Config& config);      ///< MXFP8 needs block-scaled tensor cores
 Issues optimizer_offload_issues(const Config& config);   ///< optimizer_offload_fraction's rules
 Issues activation_offload_issues(const Config& config);  ///< activation_offload_layers' rules
+/// overlap_moe_expert_parallel_comm's rules that hold on every plan with ep > 1
+/// (a mixture-of-experts model, no shared-expert overlap, at most one MTP layer, ...)
+Issues ep_overlap_value_issues(const Config& config);
 
 // seq_len * micro_batch_size within kMaxTokensPerMicroBatch (input_limits.h);
 // the issue names `path` (the micro_batch_size key).

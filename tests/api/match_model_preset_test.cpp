@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "test_util.h"
@@ -21,19 +22,50 @@ Json matched(const Json& model) {
 
 Json preset_model(const std::string& id) { return Json::parse(preset_json(id))["result"]["model"]; }
 
-// Every preset, written out inline under another name, is found again. Two
-// presets share one architecture (llama3.1-405b and llama3-405b differ only in
-// their names): the first id wins; any other repeat fails here.
+// Every preset, written out inline under another name, is found again: no two
+// presets share one architecture (a second name of a model is an alias of its
+// preset, as "llama3-405b" of "llama3.1-405b").
 TEST(MatchModelPresetTest, EveryPresetWrittenInlineIsItself) {
-  const std::map<std::string, std::string> same_as = {{"llama3.1-405b", "llama3-405b"}};
   const Json presets = Json::parse(presets_json())["result"]["models"];
   ASSERT_GT(presets.size(), 10u);
   for (const Json& preset : presets) {
     const std::string id = preset["id"];
     Json model = preset_model(id);
     model["name"] = "my import";
-    EXPECT_EQ(matched(model), same_as.count(id) != 0 ? same_as.at(id) : id) << id;
+    EXPECT_EQ(matched(model), id) << id;
   }
+}
+
+// An alias resolves to its preset everywhere an id is read (configs, the preset op),
+// and lists name the preset once, with its aliases; no alias is another preset's id.
+TEST(MatchModelPresetTest, AnAliasIsItsPresetAndListedOnce) {
+  const Json listed = Json::parse(presets_json())["result"];
+  std::set<std::string> ids;
+  for (const char* kind : {"models", "systems"}) {
+    for (const Json& preset : listed[kind]) ids.insert(preset["id"].get<std::string>());
+  }
+  int aliases = 0;
+  for (const char* kind : {"models", "systems"}) {
+    for (const Json& preset : listed[kind]) {
+      for (const Json& alias : preset.value("aliases", Json::array())) {
+        ++aliases;
+        EXPECT_EQ(ids.count(alias.get<std::string>()), 0u) << alias;
+        const Json resolved = Json::parse(preset_json(alias.get<std::string>()));
+        ASSERT_TRUE(resolved["ok"].get<bool>()) << alias;
+        EXPECT_EQ(resolved["result"]["id"], preset["id"]) << alias;
+      }
+    }
+  }
+  EXPECT_GE(aliases, 1);
+  EXPECT_EQ(ids.count("llama3-405b"), 0u);
+  const Json config = {{"model", "llama3-405b"}, {"system", {{"preset", "h100-sxm-80gb"}, {"num_gpus", 576}}},
+                       {"training", {{"global_batch_size", 1024}, {"micro_batch_size", 1}, {"seq_len", 8192}, {"tp", 8}, {"pp", 9}}}};
+  const Json by_alias = Json::parse(call_json("estimate", config.dump()));
+  Json by_id_config = config;
+  by_id_config["model"] = "llama3.1-405b";
+  const Json by_id = Json::parse(call_json("estimate", by_id_config.dump()));
+  ASSERT_TRUE(by_alias["ok"].get<bool>()) << by_alias.dump().substr(0, 400);
+  EXPECT_EQ(by_alias["result"]["time"]["iteration_s"], by_id["result"]["time"]["iteration_s"]);
 }
 
 TEST(MatchModelPresetTest, OneChangedFieldIsNoPreset) {

@@ -80,6 +80,23 @@ export async function moduleTests(args) {
       assert.equal(encode(back.spec, catalog), hash);
     });
 
+    it('reads a preset alias as its preset, in links and imported configs, and lists the preset once', () => {
+      const aliased = catalog.models.find((p) => p.aliases.length > 0);
+      assert.ok(aliased, 'some model preset has an alias');
+      const alias = aliased.aliases[0];
+      assert.equal(hasModel(alias), false, 'the alias is no preset of its own');
+      const { state, ignored } = decode(`#v=1&m=${alias}&s=h100-sxm-80gb&n=576&seq=8192&mbs=1&gbs=1024&tp=8&sp=1&pp=9`, catalog);
+      assert.deepEqual(ignored, []);
+      assert.equal(state.model.preset, aliased.id);
+      assert.match(encode(state, catalog), new RegExp(`&m=${aliased.id.replace('.', '\\.')}&`), 'the link is rewritten to the id');
+      const fromString = fromConfig({ model: alias, system: { preset: 'h100-sxm-80gb', num_gpus: 8 }, training: { global_batch_size: 8, seq_len: 4096 } }, catalog);
+      assert.deepEqual(fromString.ignored, []);
+      assert.equal(fromString.spec.model.preset, aliased.id);
+      const fromObject = fromConfig({ model: { preset: alias }, system: { preset: 'h100-sxm-80gb', num_gpus: 8 }, training: { global_batch_size: 8, seq_len: 4096 } }, catalog);
+      assert.equal(fromObject.spec.model.preset, aliased.id);
+      assert.match(decode('#v=1&m=llama3-406b&s=h100-sxm-80gb&n=8', catalog).ignored.join(' '), /unknown model preset/);
+    });
+
     it('round-trips optimizer CPU offload and expandable segments, and the core reads them', () => {
       const plain = '#v=1&m=llama3-8b&s=h100-sxm-80gb&n=8&seq=4096&mbs=1&gbs=64';
       const hash = `${plain}&oof=0.5&ood=1&es=1`;

@@ -7,9 +7,9 @@ export async function loadCatalog(call, version) {
   const [listing, schema] = await Promise.all([call('presets', ''), call('schema', '')]);
   if (!listing?.ok) throw new Error('the engine could not list its presets');
   if (!schema?.ok) throw new Error('the engine could not describe its config (schema)');
-  const load = (entries) => Promise.all(entries.map(async ({ id, label }) => {
+  const load = (entries) => Promise.all(entries.map(async ({ id, label, aliases }) => {
     const envelope = await call('preset', id);
-    return { id, label, doc: envelope?.ok ? envelope.result : null };
+    return { id, label, aliases: aliases ?? [], doc: envelope?.ok ? envelope.result : null };
   }));
   const [models, systems] = await Promise.all([load(listing.result.models), load(listing.result.systems)]);
   return { version, models, systems, schema: schema.result };

@@ -36,6 +36,12 @@ export function baseSpec(catalog) {
   return spec;
 }
 
+// The preset a name selects: its id, or an alias (an older name of the same
+// preset, e.g. llama3-405b of llama3.1-405b); undefined when none.
+export function presetIdOf(presets, name) {
+  return presets.find((p) => p.id === name || (p.aliases ?? []).includes(name))?.id;
+}
+
 function pickPreset(presets, wanted) {
   if (presets.some((p) => p.id === wanted)) return wanted;
   return presets.length > 0 ? presets[0].id : CUSTOM_MODEL;
@@ -192,9 +198,9 @@ function readTraining(spec, value, ignored) {
 }
 
 function readPresetSection(spec, kind, value, catalog, ignored) {
-  const known = (id) => (kind === 'model' ? catalog.models : catalog.systems).some((p) => p.id === id);
+  const idOf = (name) => presetIdOf(kind === 'model' ? catalog.models : catalog.systems, name);
   if (typeof value === 'string') {
-    if (known(value)) spec[kind].preset = value;
+    if (idOf(value)) spec[kind].preset = idOf(value);
     else ignored.push(`/${kind}: unknown preset "${value}"`);
     return;
   }
@@ -204,7 +210,7 @@ function readPresetSection(spec, kind, value, catalog, ignored) {
   }
   const { preset, ...rest } = value;
   if (preset === undefined) spec[kind].preset = CUSTOM_MODEL;
-  else if (typeof preset === 'string' && known(preset)) spec[kind].preset = preset;
+  else if (typeof preset === 'string' && idOf(preset)) spec[kind].preset = idOf(preset);
   else ignored.push(`/${kind}/preset: unknown preset ${JSON.stringify(preset)}`);
   readFields(spec[kind].over, kind, rest, '', ignored);
 }

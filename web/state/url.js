@@ -13,7 +13,7 @@
 //                                Search tab and runs that search)
 // decode() never throws: it keeps every field it can read and names the rest.
 import { CUSTOM_MODEL, FIELDS, fieldByUrl, formatText, parseText } from './fields.js';
-import { baseSpec, defaultSpec, presetValue, DEFAULT_TOKENS } from './config.js';
+import { baseSpec, defaultSpec, presetIdOf, presetValue, DEFAULT_TOKENS } from './config.js';
 import { clip, compactCount, parseCount } from '../lib/format.js';
 import { SEARCH_KEY, decodeSearch, encodeSearch } from './search_url.js';
 
@@ -197,8 +197,9 @@ function apply(spec, key, value, catalog) {
   if (key === 'm' || key === 's') {
     const kind = key === 'm' ? 'model' : 'system';
     const list = kind === 'model' ? catalog.models : catalog.systems;
-    if (value !== CUSTOM_MODEL && !list.some((p) => p.id === value)) return `unknown ${kind} preset`;
-    spec[kind].preset = value;
+    const id = value === CUSTOM_MODEL ? value : presetIdOf(list, value);
+    if (!id) return `unknown ${kind} preset`;
+    spec[kind].preset = id;
     return '';
   }
   if (key === 'tok') {

@@ -64,7 +64,9 @@ ApiResult presets(std::string_view /*ignored*/) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& id : schema::preset_ids(kind)) {
       const nlohmann::json* preset = schema::find_preset(kind, id);
-      list.push_back({{"id", id}, {"label", preset->value("label", id)}});
+      nlohmann::json entry = {{"id", id}, {"label", preset->value("label", id)}};
+      if (const auto aliases = schema::preset_aliases(*preset); !aliases.empty()) entry["aliases"] = aliases;
+      list.push_back(entry);
     }
     result[std::string(kind) + "s"] = list;
   }

@@ -3,6 +3,7 @@
 #include "schema/json_reader.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 namespace trainsim::schema {
@@ -30,7 +31,21 @@ const PresetMap& parsed_presets() {
 const nlohmann::json* find_preset(std::string_view kind, std::string_view id) {
   const auto& presets = parsed_presets();
   const auto it = presets.find(std::make_pair(std::string(kind), std::string(id)));
-  return it == presets.end() ? nullptr : &it->second;
+  if (it != presets.end()) return &it->second;
+  for (const auto& [key, document] : presets) {
+    if (key.first == kind && preset_aliases(document).count(std::string(id)) > 0) return &document;
+  }
+  return nullptr;
+}
+
+std::set<std::string> preset_aliases(const nlohmann::json& document) {
+  std::set<std::string> out;
+  const auto it = document.find("aliases");
+  if (it == document.end() || !it->is_array()) return out;
+  for (const auto& alias : *it) {
+    if (alias.is_string()) out.insert(alias.get<std::string>());
+  }
+  return out;
 }
 
 std::vector<std::string> preset_ids(std::string_view kind) {

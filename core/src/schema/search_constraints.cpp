@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "schema/json_reader.h"
 #include "input_limits.h"
@@ -230,6 +232,23 @@ void read_choices(ObjectReader* r, SearchRequest& request, Issues& issues) {
   }
 }
 
+// TP overlap needs sequence parallelism on every plan with tp > 1 (validate.cpp, from
+// Megatron-LM arguments.py): a search without sequence parallelism could only refuse
+// every such plan, so the contradiction is named where the overlap was asked for.
+void check_tp_overlap_needs_sp(ObjectReader& r, const SearchRequest& request, Issues& issues) {
+  if (request.spec.sequence_parallel != SequenceParallelPolicy::kNever) return;
+  const auto& dimensions = choice_dimensions();
+  for (size_t d = 0; d < dimensions.size(); ++d) {
+    if (std::string_view(dimensions[d].key) != "tp_comm_overlap") continue;
+    const std::vector<double>& values = request.spec.choices[d];
+    if (std::find(values.begin(), values.end(), 1.0) == values.end()) return;
+    const std::string path =
+        r.raw("tp_comm_overlap") != nullptr ? r.path_of("tp_comm_overlap") : "/training/tp_comm_overlap";
+    issues.push_back({path, "needs sequence parallelism with tp > 1 (Megatron-LM); "
+                            "/constraints/sequence_parallel is false"});
+  }
+}
+
 // max_gpus drops the larger GPU counts; max_gpu_hours needs the token budget.
 void read_caps(ObjectReader& r, SearchRequest& request) {
   SearchSpec& spec = request.spec;
@@ -289,6 +308,7 @@ void read_search_constraints(const Json* value, SearchRequest& request, Issues& 
   }
   read_recompute_modes(r.raw("recompute"), request, issues);
   read_choices(&r, request, issues);
+  check_tp_overlap_needs_sp(r, request, issues);
   read_caps(r, request);
   r.finish();
 }

@@ -15,18 +15,18 @@ const std::vector<ChoiceDimension>& choice_dimensions() {
   static const std::vector<ChoiceDimension> dimensions = {
       {.key = "cp_comm_type",
        TRAINSIM_CHOICE_ACCESS(parallel.cp_comm_type, CpCommType),
-       .matters = [](int64_t, int64_t cp, int64_t) { return cp > 1; },
+       .matters = [](int64_t, int64_t cp, int64_t, int64_t) { return cp > 1; },
        .in_layout = false},
       // Every schedule but 1f1b needs pipeline parallelism (time/schedule_orders.cpp,
       // schedule_supported); each is its own layout (its bubble, memory and overlap differ).
       {.key = "pipeline_schedule",
        TRAINSIM_CHOICE_ACCESS(parallel.schedule, PipelineSchedule),
-       .matters = [](int64_t, int64_t, int64_t pp) { return pp > 1; },
+       .matters = [](int64_t, int64_t, int64_t pp, int64_t) { return pp > 1; },
        .in_layout = true},
       // The FP8 scaling recipe (Megatron --fp8-recipe): it changes every plan.
       {.key = "fp8_recipe",
        TRAINSIM_CHOICE_ACCESS(fp8_recipe, Fp8Recipe),
-       .matters = [](int64_t, int64_t, int64_t) { return true; },
+       .matters = [](int64_t, int64_t, int64_t, int64_t) { return true; },
        .in_layout = false,
        .applies = [](const TrainingSpec& t) { return t.dtype == Dtype::kFp8; },
        .applies_to = "dtype \"fp8\" (set /dtype or remove the constraint)",
@@ -36,18 +36,35 @@ const std::vector<ChoiceDimension>& choice_dimensions() {
       {.key = "optimizer_offload_fraction",
        .get = [](const TrainingSpec& t) { return t.optimizer_offload_fraction; },
        .set = [](TrainingSpec& t, double v) { t.optimizer_offload_fraction = v; },
-       .matters = [](int64_t, int64_t, int64_t) { return true; },
+       .matters = [](int64_t, int64_t, int64_t, int64_t) { return true; },
        .in_layout = false,
        .value_rules = optimizer_offload_issues},
       // Activation CPU offload (Megatron --cpu-offloading-num-layers): Megatron-LM has
       // none with pipeline parallelism (validate.cpp), so pp > 1 tries no offload.
       {.key = "activation_offload_layers",
        TRAINSIM_CHOICE_ACCESS(activation_offload_layers, int64_t),
-       .matters = [](int64_t, int64_t, int64_t pp) { return pp == 1; },
+       .matters = [](int64_t, int64_t, int64_t pp, int64_t) { return pp == 1; },
        .in_layout = false,
        .value_rules = activation_offload_issues},
+      // Tensor-parallel communication overlap (Megatron --tp-comm-overlap, TE userbuffers,
+      // time/tp_overlap.h): only tensor-parallel plans have the collectives it hides; it
+      // needs sequence parallelism (validate.cpp), which the search's own constraint sets.
+      {.key = "tp_comm_overlap",
+       .get = [](const TrainingSpec& t) { return t.overlap.tp_comm ? 1.0 : 0.0; },
+       .set = [](TrainingSpec& t, double v) { t.overlap.tp_comm = v != 0.0; },
+       .matters = [](int64_t tp, int64_t, int64_t, int64_t) { return tp > 1; },
+       .in_layout = false},
+      // Expert-parallel all-to-all overlap (Megatron --overlap-moe-expert-parallel-comm,
+      // time/ep_overlap.h): only plans with expert parallelism have the all-to-alls; the
+      // rules on recompute and vpp stay with validate() per candidate.
+      {.key = "overlap_moe_expert_parallel_comm",
+       .get = [](const TrainingSpec& t) { return t.overlap.moe_ep_comm ? 1.0 : 0.0; },
+       .set = [](TrainingSpec& t, double v) { t.overlap.moe_ep_comm = v != 0.0; },
+       .matters = [](int64_t, int64_t, int64_t, int64_t ep) { return ep > 1; },
+       .in_layout = false,
+       .value_rules = ep_overlap_value_issues},
   };
-  static_assert(kMaxChoiceDimensions >= 5);
+  static_assert(kMaxChoiceDimensions >= 7);
   return dimensions;
 }
 

@@ -4,7 +4,7 @@
 // key reads one: an enum's names, a number in the key's range); without it the
 // training template's value is the only one. A row says
 //  - when its key matters for a plan (cp_comm_type only with cp > 1, activation
-//    offload only with pp 1): elsewhere one value is tried (fixed_choice), so no
+//    offload only with pp 1, TP overlap with tp > 1, EP overlap with ep > 1): elsewhere one value is tried (fixed_choice), so no
 //    plan is a duplicate;
 //  - when the constraint applies at all (fp8_recipe only with dtype fp8);
 //  - which of validate()'s rules a value must pass on the search's model and
@@ -29,7 +29,7 @@ struct ChoiceDimension {
   double (*get)(const TrainingSpec&);
   void (*set)(TrainingSpec&, double);
   /// Whether the key changes a plan with these degrees (and may vary there).
-  bool (*matters)(int64_t tp, int64_t cp, int64_t pp);
+  bool (*matters)(int64_t tp, int64_t cp, int64_t pp, int64_t ep);
   bool in_layout;  ///< part of a layout for diversity "per_layout" (a pipeline schedule is)
   /// Whether the constraint applies to the search's training template (null: always);
   /// `applies_to` completes "applies only to ..." when it does not.

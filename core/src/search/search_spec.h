@@ -49,7 +49,7 @@ inline constexpr double kDefaultSearchMemoryHeadroom = kDefaultMemoryHeadroom;
 // Training keys a search may try several values of (search/choices.h), per
 // dimension in choices.h's order: enums as their enumerators' ints, numbers as
 // they are. A plan holds the index of its value (at most kMaxChoiceValues each).
-inline constexpr size_t kMaxChoiceDimensions = 6;
+inline constexpr size_t kMaxChoiceDimensions = 8;
 inline constexpr size_t kMaxChoiceValues = 64;
 
 struct RecomputeMode {

@@ -67,11 +67,10 @@ SearchSpace::SearchSpace(const SearchSpec& spec) : spec_(spec) {
             }
             count_stage_plans(pp);
             if (over_) return;
-            const int64_t classes = static_cast<int64_t>(ep_choices().size()) * etps;
             const auto plans = static_cast<int64_t>(plans_.at(pp).size());
-            classes_ += classes;
+            classes_ += static_cast<int64_t>(ep_choices().size()) * etps;
             // Stays far below int64: each factor is bounded and the sum stops at the limit.
-            combinations_ += classes * sub_block_count(tp, cp, pp) * plans;
+            for (const int64_t ep : ep_choices()) combinations_ += etps * sub_block_count(tp, cp, pp, ep) * plans;
             if (combinations_ > kMaxSearchCombinations || classes_ > kMaxLayoutClasses) {
               over_ = true;
               return;
@@ -175,11 +174,11 @@ std::vector<int64_t> SearchSpace::etp_choices(int64_t n) const {
   return divisors(n, spec_.max_tp > 0 ? spec_.max_tp : spec_.system.gpus_per_node);
 }
 
-int64_t SearchSpace::sub_block_count(int64_t tp, int64_t cp, int64_t pp) const {
+int64_t SearchSpace::sub_block_count(int64_t tp, int64_t cp, int64_t pp, int64_t ep) const {
   int64_t count = spec_.sequence_parallel == SequenceParallelPolicy::kBoth && tp > 1 ? 2 : 1;
   const auto& dimensions = choice_dimensions();
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    if (dimensions[d].matters(tp, cp, pp)) count *= static_cast<int64_t>(spec_.choices[d].size());
+    if (dimensions[d].matters(tp, cp, pp, ep)) count *= static_cast<int64_t>(spec_.choices[d].size());
   }
   return count * static_cast<int64_t>(spec_.micro_batch_size.size()) *
          static_cast<int64_t>(spec_.zero_stage.size());
@@ -209,7 +208,7 @@ std::vector<SubBlock> SearchSpace::sub_blocks(const LayoutClass& c) const {
   for (size_t d = 0; d < dimensions.size(); ++d) {
     std::vector<size_t> indices(spec_.choices[d].size());
     std::iota(indices.begin(), indices.end(), size_t{0});
-    if (!dimensions[d].matters(c.tp, c.cp, c.pp)) indices = {fixed_choice(dimensions[d], spec_.choices[d])};
+    if (!dimensions[d].matters(c.tp, c.cp, c.pp, c.ep)) indices = {fixed_choice(dimensions[d], spec_.choices[d])};
     expand(indices, [d](SubBlock& b, size_t i) { b.choice[d] = static_cast<int8_t>(i); });
   }
   expand(spec_.micro_batch_size,
@@ -234,9 +233,9 @@ std::vector<LayoutClass> SearchSpace::classes() const {
               std::find(spec_.dp.begin(), spec_.dp.end(), dp) == spec_.dp.end()) {
             continue;
           }
-          const int64_t size =
-              sub_block_count(tp, cp, pp) * static_cast<int64_t>(plans_.at(pp).size());
           for (const int64_t ep : ep_choices()) {
+            const int64_t size =
+                sub_block_count(tp, cp, pp, ep) * static_cast<int64_t>(plans_.at(pp).size());
             for (const int64_t etp : etps) {
               LayoutClass c;
               c.num_gpus = static_cast<int32_t>(n);

@@ -71,7 +71,7 @@ class SearchSpace {
   std::vector<int64_t> pp_choices(int64_t n, int64_t tp, int64_t cp) const;
   std::vector<int64_t> ep_choices() const;
   std::vector<int64_t> etp_choices(int64_t n) const;
-  int64_t sub_block_count(int64_t tp, int64_t cp, int64_t pp) const;
+  int64_t sub_block_count(int64_t tp, int64_t cp, int64_t pp, int64_t ep) const;
   void count_stage_plans(int64_t pp);
   void note(const std::string& path, const std::string& name, int64_t values);
 
