@@ -477,6 +477,9 @@ TEST(MegatronImportNotesTest, FlexDispatcherSmCountImportsAndExportsBack) {
       {"--moe-token-dispatcher-type flex --moe-enable-deepep", 0, ""},
       {"--moe-token-dispatcher-type alltoall --moe-deepep-num-sms 24", 0,
        "--moe-deepep-num-sms is ignored: it has no effect together with the other flags"},
+      {"--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep", 0,
+       "--moe-flex-dispatcher-backend is ignored: HybridEP and NCCL EP are priced like DeepEP (the flex "
+       "dispatcher); their default SM counts differ from DeepEP's 20: give --moe-flex-dispatcher-num-sms"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.flags);
