@@ -12,6 +12,7 @@ inline constexpr int64_t kMaxMtpLayers = 64;  // multi-token prediction depth
 inline constexpr int64_t kMaxWidth = int64_t{1} << 24;    // hidden / ffn / head dims
 inline constexpr int64_t kMaxHeads = 1 << 16;
 inline constexpr int64_t kMaxExperts = 1 << 16;
+inline constexpr int64_t kMaxSms = 1 << 20;  // streaming multiprocessors of one GPU
 inline constexpr int64_t kMaxVocab = int64_t{1} << 26;
 inline constexpr int64_t kMaxSeqLen = int64_t{1} << 26;   // 64 Mi tokens
 inline constexpr int64_t kMaxGpus = int64_t{1} << 24;

@@ -303,6 +303,25 @@ void validate_activation_offload(const Config& config, Checker& c) {
   });
 }
 
+// The flex dispatcher's SM budget: Megatron-LM reads moe_flex_dispatcher_num_sms only in the
+// flex dispatcher's backends (megatron/core/transformer/moe/token_dispatcher.py), and the
+// kernels cannot hold more SMs than the GPU has.
+void validate_flex_dispatcher(const Config& config, Checker& c) {
+  const MoeTrainingSpec& moe = config.training.moe;
+  const char* path = "/training/moe_flex_dispatcher_num_sms";
+  if (moe.dispatcher != MoeDispatcher::kFlex) {
+    c.require(moe.flex_dispatcher_num_sms == MoeTrainingSpec{}.flex_dispatcher_num_sms, path,
+              "applies only to moe_token_dispatcher \"flex\" (set moe_token_dispatcher or remove "
+              "moe_flex_dispatcher_num_sms)");
+    return;
+  }
+  const int64_t gpu_sms = config.system.efficiency.num_sms;  // 0 = not stated
+  c.require(gpu_sms == 0 || moe.flex_dispatcher_num_sms <= gpu_sms, path, [&] {
+    return "must be at most the GPU's " + str(gpu_sms) + " SMs (system.efficiency.num_sms), got " +
+           str(moe.flex_dispatcher_num_sms);
+  });
+}
+
 // Expert-parallel overlap (Megatron-LM --overlap-moe-expert-parallel-comm, --delay-wgrad-compute,
 // --moe-shared-expert-overlap): the refusals of TransformerConfig.__post_init__
 // (megatron/core/transformer/transformer_config.py, the overlap_moe_expert_parallel_comm and
@@ -509,6 +528,7 @@ Issues validate(const Config& config) {
   validate_offload(config, checker);
   validate_links(config, checker);
   validate_activation_offload(config, checker);
+  validate_flex_dispatcher(config, checker);
   validate_ep_overlap(config, checker);
   if (issues.empty()) validate_recompute(config, checker);
   return issues;

@@ -101,6 +101,8 @@ const KeyCase kCases[] = {
     {"training.moe_capacity_factor", "moe", R"({"training": {"moe_capacity_factor": 1.25}})"},
     {"training.moe_routing_imbalance", "moe", R"({"training": {"moe_routing_imbalance": 1.5}})"},
     {"training.moe_token_dispatcher", "moe", R"({"training": {"moe_token_dispatcher": "flex"}})"},
+    {"training.moe_flex_dispatcher_num_sms", "moe",
+     R"({"training": {"moe_token_dispatcher": "flex", "moe_flex_dispatcher_num_sms": 24}})"},
     {"training.moe_router_load_balancing_type", "moe",
      R"({"training": {"moe_router_load_balancing_type": "seq_aux_loss", "moe_aux_loss_coeff": 0.0001}})"},
     {"training.moe_aux_loss_coeff", "moe", R"({"training": {"moe_aux_loss_coeff": 0.01}})"},

@@ -253,6 +253,20 @@ const BadFlagsCase kBadFlags[] = {
     {"cp_with_unfused_attention", "", "--context-parallel-size 2 --attention-backend unfused",
      "/args/--attention-backend",
      "must be true with cp > 1 (Transformer Engine's unfused attention does not support context parallelism)"},
+    {"deepep_without_dispatcher", "", "--num-experts 8 --moe-enable-deepep", "/args/--moe-enable-deepep",
+     "needs --moe-token-dispatcher-type flex (Megatron-LM refuses DeepEP with its default dispatcher, allgather)"},
+    {"deepep_with_alltoall", "", "--num-experts 8 --moe-token-dispatcher-type alltoall --moe-enable-deepep",
+     "/args/--moe-enable-deepep",
+     "needs --moe-token-dispatcher-type flex (Megatron-LM refuses DeepEP with any other dispatcher)"},
+    {"flex_sms_conflicting", "",
+     "--num-experts 8 --moe-token-dispatcher-type flex --moe-deepep-num-sms 20 --moe-hybridep-num-sms 16",
+     "/args/--moe-hybridep-num-sms",
+     "is 16 but --moe-deepep-num-sms is 20: Megatron-LM refuses two different SM counts; give one, or "
+     "--moe-flex-dispatcher-num-sms"},
+    {"flex_sms_zero", "", "--num-experts 8 --moe-token-dispatcher-type flex --moe-flex-dispatcher-num-sms 0",
+     "/args/--moe-flex-dispatcher-num-sms", "must be at least 1, got 0"},
+    {"flex_sms_above_the_gpus", "", "--num-experts 8 --moe-token-dispatcher-type flex --moe-deepep-num-sms 200",
+     "/args/--moe-deepep-num-sms", "must be at most the GPU's 132 SMs (system.efficiency.num_sms), got 200"},
     {"sgd", "", "--optimizer sgd", "/args/--optimizer", "\"sgd\" is not supported (trainsim models Adam)"},
     {"capacity_factor_text", "", "--num-experts 8 --moe-expert-capacity-factor big",
      "/args/--moe-expert-capacity-factor", "expected a finite number, got \"big\""},
@@ -439,6 +453,68 @@ TEST(MegatronImportNotesTest, ExpertParallelOverlapImportsWithoutNotes) {
     for (const char* key : {"overlap_moe_expert_parallel_comm", "delay_wgrad_compute", "moe_shared_expert_overlap"}) {
       EXPECT_EQ(again["result"]["config"]["training"][key], result["config"]["training"][key]) << flags << " " << key;
     }
+  }
+}
+
+// The flex dispatcher's SM count: --moe-flex-dispatcher-num-sms over the deprecated
+// --moe-deepep-num-sms / --moe-hybridep-num-sms (transformer_config.py __post_init__), read only
+// with the flex dispatcher, and exported back as core_v0.14.0's --moe-deepep-num-sms beside
+// --moe-enable-deepep (its flex dispatcher asserts it) when it is not the default 20.
+TEST(MegatronImportNotesTest, FlexDispatcherSmCountImportsAndExportsBack) {
+  const std::string moe = kBase + " --num-experts 8 --moe-router-topk 2 --moe-ffn-hidden-size 352 --moe-grouped-gemm"
+                                  " --expert-model-parallel-size 8 --global-batch-size 32";
+  struct Case {
+    const char* flags;
+    int64_t sms;         ///< the key's value; 0 = the key is not set
+    const char* note;    ///< a note the import gives, or ""
+  };
+  const Case cases[] = {
+      {"--moe-token-dispatcher-type flex --moe-enable-deepep --moe-deepep-num-sms 24", 24, ""},
+      {"--moe-token-dispatcher-type flex --moe-hybridep-num-sms 16", 16, ""},
+      {"--moe-token-dispatcher-type flex --moe-deepep-num-sms 24 --moe-hybridep-num-sms 24", 24, ""},
+      {"--moe-token-dispatcher-type flex --moe-flex-dispatcher-num-sms 32 --moe-deepep-num-sms 24", 32,
+       "--moe-deepep-num-sms is ignored: --moe-flex-dispatcher-num-sms takes precedence"},
+      {"--moe-token-dispatcher-type flex --moe-enable-deepep", 0, ""},
+      {"--moe-token-dispatcher-type alltoall --moe-deepep-num-sms 24", 0,
+       "--moe-deepep-num-sms is ignored: it has no effect together with the other flags"},
+      {"--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep", 0,
+       "--moe-flex-dispatcher-backend is ignored: HybridEP and NCCL EP are priced like DeepEP (the flex "
+       "dispatcher); their default SM counts differ from DeepEP's 20: give --moe-flex-dispatcher-num-sms"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const json envelope = json::parse(import_megatron_json(
+        "torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py " + moe + " " + c.flags, "h100-sxm-80gb"));
+    ASSERT_TRUE(envelope["ok"].get<bool>()) << envelope.dump();
+    const json& result = envelope["result"];
+    const json& training = result["config"]["training"];
+    if (c.sms > 0) {
+      EXPECT_EQ(training["moe_flex_dispatcher_num_sms"], c.sms);
+    } else {
+      EXPECT_FALSE(training.contains("moe_flex_dispatcher_num_sms")) << training.dump();
+    }
+    if (*c.note != '\0') {
+      EXPECT_TRUE(has_note(result["notes"], c.note)) << result["notes"].dump();
+    }
+    for (const json& note : result["notes"]) {
+      const std::string text = note.get<std::string>();
+      EXPECT_EQ(text.find("--moe-enable-deepep"), std::string::npos) << text;
+      if (*c.note == '\0') {
+        EXPECT_EQ(text.find("num-sms"), std::string::npos) << text;
+      }
+    }
+    const json exported = json::parse(export_megatron_json(result["config"].dump()));
+    ASSERT_TRUE(exported["ok"].get<bool>()) << exported.dump();
+    const std::string command = exported["result"]["command"].get<std::string>();
+    const bool flex = training["moe_token_dispatcher"] == "flex";
+    EXPECT_EQ(command.find("--moe-enable-deepep") != std::string::npos, flex) << command;
+    EXPECT_EQ(command.find("--moe-deepep-num-sms " + std::to_string(c.sms)) != std::string::npos, c.sms > 0)
+        << command;
+    EXPECT_EQ(command.find("num-sms") != std::string::npos, c.sms > 0) << command;
+    const json again = json::parse(import_megatron_json(command, "h100-sxm-80gb"));
+    ASSERT_TRUE(again["ok"].get<bool>()) << again.dump();
+    EXPECT_EQ(again["result"]["config"]["training"].value("moe_flex_dispatcher_num_sms", json(20)),
+              training.value("moe_flex_dispatcher_num_sms", json(20)));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <random>
+#include <vector>
 
 #include "properties/random_configs.h"
 #include "test_util.h"
@@ -128,11 +129,37 @@ TEST(EpOverlapTest, TheAllToAllsSmsSlowTheComputeBesideIt) {
   config.system.nccl_channels = 16;
   EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 16.0 / 132.0);  // NCCL: one SM per channel
   config.training.moe.dispatcher = MoeDispatcher::kFlex;
-  EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 20.0 / 132.0);  // DeepEP's 20 SMs
+  EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 20.0 / 132.0);  // DeepEP's 20 SMs by default
+  config.training.moe.flex_dispatcher_num_sms = 24;
+  EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 24.0 / 132.0);  // the configured budget
+  config.system.nccl_channels = 4;                           // NCCL's channels leave flex alone
+  EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 24.0 / 132.0);
   config.system.efficiency.num_sms = 0;                      // not stated: no slowdown
   EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 0.0);
   EXPECT_DOUBLE_EQ(net_overlap_saving_s(2.0, 0.25), 1.5);
   EXPECT_DOUBLE_EQ(net_overlap_saving_s(2.0, 0.0), 2.0);
+}
+
+TEST(EpOverlapTest, ASmallerFlexSmBudgetSlowsTheComputeBesideItLess) {
+  Config config;
+  config.system.efficiency.num_sms = 132;
+  config.training.moe.dispatcher = MoeDispatcher::kFlex;
+  double last_fraction = 0.0, last_saving_s = 2.0;
+  for (const int64_t sms : {8, 20, 64, 132}) {
+    config.training.moe.flex_dispatcher_num_sms = sms;
+    const double fraction = comm_sm_fraction(config);
+    const double saving_s = net_overlap_saving_s(2.0, fraction);
+    EXPECT_DOUBLE_EQ(fraction, static_cast<double>(sms) / 132.0) << sms;
+    EXPECT_GT(fraction, last_fraction) << sms;
+    EXPECT_LT(saving_s, last_saving_s) << sms;
+    last_fraction = fraction;
+    last_saving_s = saving_s;
+  }
+  EXPECT_DOUBLE_EQ(last_saving_s, 0.0);  // every SM held: the hidden time is all lost again
+  // The budget is flex's own: the NCCL all-to-all holds its channels whatever the key says.
+  config.training.moe.dispatcher = MoeDispatcher::kAllToAll;
+  config.system.nccl_channels = 16;
+  EXPECT_DOUBLE_EQ(comm_sm_fraction(config), 16.0 / 132.0);
 }
 
 // The pipeline replays with merged steps: pp 1 runs F, (m - 1) merged steps, B.
@@ -235,6 +262,28 @@ TEST(EpOverlapTest, EstimatesHideAllToAllAndReportIt) {
     EXPECT_DOUBLE_EQ(stage_key(a, "ep_comm_hidden_s"), 0.0);
     EXPECT_GT(stage_key(b, "ep_comm_hidden_s"), 0.0);
   }
+}
+
+// End to end: with the flex dispatcher and overlap, a smaller SM budget leaves the same
+// all-to-all hidden but slows the compute beside it less, so the step is shorter; without
+// overlap nothing runs beside the all-to-all and the budget changes nothing.
+TEST(EpOverlapTest, EstimatesWithASmallerFlexSmBudgetSaveMore) {
+  json base = moe_config(1, 1);
+  base["training"]["moe_token_dispatcher"] = "flex";
+  std::vector<double> overlapped_s, serial_s;
+  for (const int64_t sms : {8, 20, 64}) {
+    json c = base;
+    c["training"]["moe_flex_dispatcher_num_sms"] = sms;
+    serial_s.push_back(testing::estimate_ok(c)["time"]["iteration_s"].get<double>());
+    c["training"]["overlap_moe_expert_parallel_comm"] = true;
+    const json r = testing::estimate_ok(c);
+    EXPECT_GT(stage_key(r, "ep_comm_hidden_s"), 0.0);
+    overlapped_s.push_back(r["time"]["iteration_s"].get<double>());
+  }
+  EXPECT_LT(overlapped_s[0], overlapped_s[1]);
+  EXPECT_LT(overlapped_s[1], overlapped_s[2]);
+  EXPECT_DOUBLE_EQ(serial_s[0], serial_s[1]);
+  EXPECT_DOUBLE_EQ(serial_s[1], serial_s[2]);
 }
 
 double parts_sum(const json& breakdown) {

@@ -107,6 +107,7 @@ export const TRAINING_LAYOUT = [
   { key: 'moe_capacity_factor', url: 'mcf', group: 'moe' },
   { key: 'moe_permute_probs_fused', url: 'mpf', group: 'moe' },
   { key: 'moe_token_dispatcher', url: 'mtd', group: 'moe' },
+  { key: 'moe_flex_dispatcher_num_sms', url: 'mfs', group: 'moe' },
   { key: 'moe_routing_imbalance', url: 'mri', group: 'moe' },
   { key: 'moe_router_load_balancing_type', url: 'mlb', group: 'moe' },
   { key: 'moe_aux_loss_coeff', url: 'mal', group: 'moe' },

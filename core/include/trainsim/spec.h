@@ -224,6 +224,11 @@ struct MoeTrainingSpec {
   /// at most ep): sets its grouped-GEMM rows, all-to-all receive size and permuted-token memory.
   double routing_imbalance = 1.0;
   MoeDispatcher dispatcher = MoeDispatcher::kAllToAll;
+  /// SMs the flex dispatcher's dispatch / combine kernels hold (flex only). Megatron-LM
+  /// --moe-flex-dispatcher-num-sms, formerly --moe-deepep-num-sms (DeepEP, default 20) and
+  /// --moe-hybridep-num-sms (HybridEP); DeepEP's 20 is used when Megatron's is unset
+  /// (megatron/core/transformer/moe/token_dispatcher.py).
+  int64_t flex_dispatcher_num_sms = 20;
   MoeLoadBalancing load_balancing = MoeLoadBalancing::kAuxLoss;
   double aux_loss_coeff = 0.0;  ///< --moe-aux-loss-coeff; 0 = the loss is not computed
   bool expert_bias = false;     ///< --moe-router-enable-expert-bias (aux-loss-free balancing)

@@ -232,7 +232,7 @@ const Table<EfficiencySpec>& efficiency_table() {
                 {"", "GEMM K half", "K at which a bf16 GEMM reaches half its plateau (eff *= K/(K + k_half)); low-precision formats scale it by their peak over the bf16 peak; 0 = no roll-off"}),
       E::number("sustained_fraction", TRAINSIM_AT(sustained_fraction), kDefault, kMinRate, 1.0, false, 1.0,
                 {"", "Sustained fraction", "fraction of the microbenchmarked GEMM and attention efficiencies sustained under a long training load (not applied to measured tables)"}),
-      E::integer("num_sms", TRAINSIM_AT(num_sms), kDefault, 0, 1 << 20,
+      E::integer("num_sms", TRAINSIM_AT(num_sms), kDefault, 0, kMaxSms,
                  {"", "SMs", "streaming multiprocessors, for wave quantization; 0 = off"}),
       E::integer("tile_m", TRAINSIM_AT(tile_m), kDefault, 1, 1 << 16, {"", "Tile M", "GEMM tile rows (wave quantization)"}),
       E::integer("tile_n", TRAINSIM_AT(tile_n), kDefault, 1, 1 << 16, {"", "Tile N", "GEMM tile columns (wave quantization)"}),

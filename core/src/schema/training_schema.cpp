@@ -315,6 +315,13 @@ const Table<TrainingInput>& training_table() {
                 {"", "MoE dispatcher",
                  "Megatron-LM --moe-token-dispatcher-type: alltoall sends each (token, expert) copy; flex "
                  "(DeepEP / HybridEP) crosses the inter-node fabric once per destination node"}),
+      F::integer("moe_flex_dispatcher_num_sms", TRAINSIM_AT(spec.moe.flex_dispatcher_num_sms), kDefault, 1, kMaxSms,
+                 {"", "Flex dispatcher SMs",
+                  "moe_token_dispatcher \"flex\" only: SMs its dispatch and combine kernels hold, which the "
+                  "compute beside an overlapped all-to-all loses; at most system.efficiency.num_sms. "
+                  "Megatron-LM --moe-flex-dispatcher-num-sms, formerly --moe-deepep-num-sms (DeepEP, "
+                  "default 20; DeepEP wants an even count) and --moe-hybridep-num-sms (HybridEP, 16 in "
+                  "Megatron-Core 0.16)"}),
       F::choice("moe_router_load_balancing_type", TRAINSIM_AT(spec.moe.load_balancing),
                 moe_load_balancing_names(),
                 {"", "MoE load balancing", "Megatron-LM --moe-router-load-balancing-type (with moe_aux_loss_coeff)"}),

@@ -169,13 +169,12 @@ double shared_expert_hidden_backward_s(const LayerParts& layer) {
 double comm_sm_fraction(const Config& config) {
   const double sms = static_cast<double>(config.system.efficiency.num_sms);
   if (sms <= 0.0) return 0.0;
-  // DeepEP's SM budget (Megatron-LM moe_flex_dispatcher_num_sms, historical default 20);
-  // NCCL runs one block per channel.
-  constexpr double kDeepEpSms = 20.0;
-  const double held = config.training.moe.dispatcher == MoeDispatcher::kFlex
-                          ? kDeepEpSms
-                          : static_cast<double>(std::max<int64_t>(1, config.system.nccl_channels));
-  return std::clamp(held / sms, 0.0, 1.0);
+  // The flex dispatcher's SM budget (training.moe_flex_dispatcher_num_sms: Megatron-LM
+  // moe_flex_dispatcher_num_sms, DeepEP's 20 when unset); NCCL runs one block per channel.
+  const MoeTrainingSpec& moe = config.training.moe;
+  const int64_t held = moe.dispatcher == MoeDispatcher::kFlex ? moe.flex_dispatcher_num_sms
+                                                              : std::max<int64_t>(1, config.system.nccl_channels);
+  return std::clamp(static_cast<double>(held) / sms, 0.0, 1.0);
 }
 
 double net_overlap_saving_s(double hidden_s, double sm_fraction) {

@@ -27,11 +27,12 @@
 // combine, in both passes: min(shared-expert time, all-to-all time) per layer and pass hides.
 //
 // The overlap slowdown: while the all-to-all runs beside compute its kernels hold SMs (NCCL
-// one per channel, NVIDIA/nccl src/enqueue.cc; DeepEP the dispatcher's SM budget, Megatron-LM
-// transformer_config.py moe_flex_dispatcher_num_sms, "historical default 20"), so the compute
-// beside it runs at (1 - f) of its speed, f = those SMs / the GPU's SMs. To first order the
-// compute loses f of the overlapped time and finishes that much later: an overlap that hides
-// h seconds of communication saves h (1 - f) (comm_sm_fraction(), net_overlap_saving_s()).
+// one per channel, NVIDIA/nccl src/enqueue.cc; the flex dispatcher its SM budget, Megatron-LM
+// transformer_config.py moe_flex_dispatcher_num_sms, DeepEP's "historical default 20";
+// training.moe_flex_dispatcher_num_sms here), so the compute beside it runs at (1 - f) of
+// its speed, f = those SMs / the GPU's SMs. To first order the compute loses f of the
+// overlapped time and finishes that much later: an overlap that hides h seconds of
+// communication saves h (1 - f) (comm_sm_fraction(), net_overlap_saving_s()).
 #pragma once
 
 #include <vector>
@@ -99,8 +100,9 @@ double shared_expert_hidden_forward_s(const LayerParts& layer);
 double shared_expert_hidden_backward_s(const LayerParts& layer);
 
 // f above: the SMs the expert all-to-all holds over the GPU's SMs (system.efficiency.num_sms;
-// 0 = not stated: no slowdown). The flex dispatcher (DeepEP) holds DeepEP's 20, the NCCL
-// all-to-all one SM per channel (system.nccl_channels).
+// 0 = not stated: no slowdown). The flex dispatcher (DeepEP / HybridEP) holds its SM budget
+// (training.moe_flex_dispatcher_num_sms, DeepEP's 20 by default), the NCCL all-to-all one SM
+// per channel (system.nccl_channels).
 double comm_sm_fraction(const Config& config);
 
 // What hiding `hidden_s` of communication saves once the compute beside it is slowed:

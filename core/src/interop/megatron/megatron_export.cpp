@@ -140,8 +140,17 @@ void model_args(const Config& c, ArgList& a, std::vector<std::string>& notes) {
     if (m.moe->router_num_groups > 0) a.add("--moe-router-num-groups", m.moe->router_num_groups);
     if (m.moe->router_group_topk > 0) a.add("--moe-router-group-topk", m.moe->router_group_topk);
     a.add("--moe-grouped-gemm");
-    a.add("--moe-token-dispatcher-type",
-          c.training.moe.dispatcher == MoeDispatcher::kFlex ? "flex" : "alltoall");
+    const MoeTrainingSpec& moe = c.training.moe;
+    a.add("--moe-token-dispatcher-type", moe.dispatcher == MoeDispatcher::kFlex ? "flex" : "alltoall");
+    if (moe.dispatcher == MoeDispatcher::kFlex) {
+      // core_v0.14.0's flex dispatcher asserts --moe-enable-deepep (token_dispatcher.py); later
+      // releases accept it as a deprecated spelling of the default DeepEP backend. Its SM count
+      // defaults to 20 there, as here; later releases route it to moe_flex_dispatcher_num_sms.
+      a.add("--moe-enable-deepep");
+      if (moe.flex_dispatcher_num_sms != MoeTrainingSpec{}.flex_dispatcher_num_sms) {
+        a.add("--moe-deepep-num-sms", moe.flex_dispatcher_num_sms);
+      }
+    }
   }
 }
 

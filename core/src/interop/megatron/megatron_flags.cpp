@@ -135,6 +135,9 @@ const char* const kRead[] = {
     "--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-torch-optimizer-for-cpu-offload",
     "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer", "--cpu-offloading-num-layers",
     "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute", "--moe-shared-expert-overlap",
+    // The flex dispatcher (core_v0.14.0; --moe-hybridep-num-sms from core_v0.16.0,
+    // --moe-flex-dispatcher-num-sms from NVIDIA/Megatron-LM main).
+    "--moe-enable-deepep", "--moe-deepep-num-sms", "--moe-hybridep-num-sms", "--moe-flex-dispatcher-num-sms",
 };
 
 struct Noted {
@@ -193,8 +196,9 @@ const Noted kNotModelled[] = {
     {"--moe-layer-recompute", "deprecated: use --recompute-granularity selective --recompute-modules moe"},
     {"--moe-extended-tp", "extended expert tensor parallelism is not modelled"},
     {"--moe-router-padding-for-fp8", "router padding for fp8 is not modelled"},
-    {"--moe-enable-deepep", "DeepEP dispatch is priced as an all-to-all"},
-    {"--moe-deepep-num-sms", "DeepEP dispatch is priced as an all-to-all"},
+    {"--moe-flex-dispatcher-backend",
+     "HybridEP and NCCL EP are priced like DeepEP (the flex dispatcher); their default SM counts differ "
+     "from DeepEP's 20: give --moe-flex-dispatcher-num-sms"},
     {"--moe-apply-probs-on-input", "applying router probabilities to the expert input is not modelled"},
     {"--heterogeneous-layers-config-path", "heterogeneous layers are not modelled"},
     {"--heterogeneous-layers-config-encoded-json", "heterogeneous layers are not modelled"},

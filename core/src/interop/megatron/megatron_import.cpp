@@ -358,6 +358,34 @@ void read_moe_router(FlagReader& r, json& t) {
   }
 }
 
+// The flex dispatcher's SM budget. Megatron-LM's TransformerConfig.__post_init__
+// (megatron/core/transformer/transformer_config.py, NVIDIA/Megatron-LM main) routes the
+// deprecated --moe-deepep-num-sms (core_v0.14.0, default 20) and --moe-hybridep-num-sms
+// (core_v0.16.0) to moe_flex_dispatcher_num_sms unless that is given, and refuses two
+// different deprecated counts.
+void read_flex_dispatcher_sms(FlagReader& r, json& t) {
+  const char* key = "moe_flex_dispatcher_num_sms";
+  const char* unified = "--moe-flex-dispatcher-num-sms";
+  const char* deprecated[] = {"--moe-deepep-num-sms", "--moe-hybridep-num-sms"};
+  if (const auto sms = r.integer(unified, 1, kMaxSms)) {
+    t[key] = *sms;
+    for (const char* flag : deprecated) {
+      if (r.has(flag)) r.note(std::string(flag) + " is ignored: " + unified + " takes precedence");
+    }
+    return;
+  }
+  if (r.has(unified)) return;  // its issue is already reported
+  const auto deepep = r.integer(deprecated[0], 1, kMaxSms);
+  const auto hybridep = r.integer(deprecated[1], 1, kMaxSms);
+  if (deepep && hybridep && *deepep != *hybridep) {
+    r.error(deprecated[1], "is " + str(*hybridep) + " but --moe-deepep-num-sms is " +
+                               str(*deepep) + ": Megatron-LM refuses two different SM counts; "
+                               "give one, or --moe-flex-dispatcher-num-sms");
+  } else if (deepep || hybridep) {
+    t[key] = deepep ? *deepep : *hybridep;
+  }
+}
+
 void read_moe_training(FlagReader& r, json& t) {
   const auto factor = r.number("--moe-expert-capacity-factor", 0.0, 1e6);
   const bool pad = r.flag("--moe-pad-expert-input-to-capacity");
@@ -369,7 +397,18 @@ void read_moe_training(FlagReader& r, json& t) {
     r.note(std::string("--moe-token-dispatcher-type ") + (dispatcher ? "allgather" : "is not given (Megatron-LM's default allgather)") +
            ": trainsim prices token dispatch as an all-to-all");
   }
-  t["moe_token_dispatcher"] = dispatcher.value_or(0) == 2 ? "flex" : "alltoall";
+  const bool flex = dispatcher.value_or(0) == 2;
+  // --moe-enable-deepep (core_v0.14.0; deprecated for --moe-flex-dispatcher-backend deepep
+  // since core_v0.16.0): TransformerConfig.__post_init__ raises "DeepEP backend is only
+  // supported with flex token dispatcher" for any other dispatcher, the default one included.
+  if (r.flag("--moe-enable-deepep") && !flex) {
+    r.error("--moe-enable-deepep",
+            std::string("needs --moe-token-dispatcher-type flex (Megatron-LM refuses DeepEP with ") +
+                (dispatcher ? "any other dispatcher)" : "its default dispatcher, allgather)"));
+  }
+  t["moe_token_dispatcher"] = flex ? "flex" : "alltoall";
+  // Without flex Megatron-LM never reads the SM counts (finish() notes them as without effect).
+  if (flex) read_flex_dispatcher_sms(r, t);
   read_moe_router(r, t);
   if (!r.flag("--moe-grouped-gemm")) {
     r.note("--moe-grouped-gemm is not given: trainsim prices the experts as one grouped GEMM");

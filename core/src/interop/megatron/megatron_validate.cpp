@@ -64,6 +64,8 @@ const KeyFlags kKeyFlags[] = {
     {"/training/recompute/modules", {"--recompute-modules", "--recompute-granularity"}},
     {"/training/recompute", {"--recompute-granularity", "--recompute-activations"}},
     {"/training/moe_capacity_factor", {"--moe-expert-capacity-factor"}},
+    {"/training/moe_flex_dispatcher_num_sms",
+     {"--moe-flex-dispatcher-num-sms", "--moe-deepep-num-sms", "--moe-hybridep-num-sms"}},
     {"/training/dtype", {"--fp8-format", "--bf16", "--fp16"}},
     {"/training/flash_attention", {"--attention-backend", "--use-flash-attn"}},
     {"/system/num_gpus", {"--nnodes", "--nproc-per-node", "--nproc_per_node"}},
