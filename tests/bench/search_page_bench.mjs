@@ -7,7 +7,8 @@
 // candidates searched, the main thread's JS heap (CDP Performance.getMetrics;
 // the workers' heaps and WebAssembly memory are not in it) and the peak
 // resident memory of the renderer process, which holds the page, its workers
-// and their WebAssembly memories (VmHWM in /proc, Linux only).
+// and their WebAssembly memories (VmHWM in /proc, Linux only), and that
+// renderer's peak with the page open and no search, first.
 //   node tests/bench/search_page_bench.mjs --site BUILD/wasm/site [--runs N] [--hash '#v=1&...'] [--cores N]
 // Default link: DeepSeek-V3 on 1024 H100 with uneven first/last stages (the
 // issue-16 page target, < 10 s and < 128 MiB), the Search form's defaults
@@ -140,12 +141,31 @@ async function once(browser, url, args) {
   return { ...result, navigationMs, workers, jsHeapPeak, rendererPeakMib: memory.peak };
 }
 
+// The renderer with no search: the same link without its search (the calculator
+// view, its first estimate shown), so a search's own memory is the difference.
+async function baseline(browser, url, args) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${url}${args.hash.replace(/&view=search.*$/, '')}`);
+  await page.waitForFunction(() => document.body.dataset.status === 'ready' && Number(document.body.dataset.estimates ?? 0) > 0,
+    null, { timeout: 60000 });
+  const memory = renderers(browser.process?.()?.pid ?? 0).map(residentMib).sort((a, b) => b.peak - a.peak)[0] ?? { peak: 0 };
+  await context.close();
+  return memory.peak;
+}
+
 async function main() {
   const args = parse(process.argv.slice(2));
   console.log(`uptime: ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
   const server = await serve(path.resolve(args.site));
   // A browser of its own per run, so each renderer's peak memory is that run's.
   try {
+    const idle = await newBrowser();
+    try {
+      console.log(`renderer peak RSS with the page open and no search: ${(await baseline(idle, server.url, args)).toFixed(0)} MiB`);
+    } finally {
+      await idle.close();
+    }
     const runs = [];
     for (let i = 0; i < args.runs; i += 1) {
       const browser = await newBrowser();

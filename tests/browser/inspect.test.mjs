@@ -30,10 +30,11 @@ export function inspectTests({ url, artifacts }) {
         return store.get().result.time?.ops?.length || store.get().result.memory.ops?.rows?.length;
       })));
       await injectResult(page, (result) => {
+        // Keys in the core's (alphabetical) order, one the page does not know at the end.
         result.time.ops = [
-          { name: 'linear_qkv', kind: 'gemm', count: 20, flops: 2.1e12, bytes: 3.4e8, kernels: 1, time_s: 0.0041, efficiency: 0.63, efficiency_source: 'fitted' },
-          { name: 'core_attention', kind: 'attention', count: 20, flops: 4.3e12, bytes: 1e8, kernels: 1, time_s: 0.0072, efficiency: 0.6, efficiency_source: 'microbenchmark' },
-          { name: 'input_layernorm', kind: 'memory', count: 20, flops: 0, bytes: 6.7e7, kernels: 1, time_s: 0.00008, efficiency: 0.42, efficiency_source: 'fitted' },
+          { bytes: 3.4e8, count: 20, efficiency: 0.63, efficiency_source: 'fitted', flops: 2.1e12, kernels: 1, kind: 'gemm', name: 'linear_qkv', time_s: 0.0041, zz_new: 1 },
+          { bytes: 1e8, count: 20, efficiency: 0.6, efficiency_source: 'microbenchmark', flops: 4.3e12, kernels: 1, kind: 'attention', name: 'core_attention', time_s: 0.0072, zz_new: 2 },
+          { bytes: 6.7e7, count: 20, efficiency: 0.42, efficiency_source: 'fitted', flops: 0, kernels: 1, kind: 'memory', name: 'input_layernorm', time_s: 0.00008, zz_new: 3 },
         ];
         result.memory.ops = { stage: 0, columns: ['block', 'op', 'saved_bytes', 'forward_transient_bytes', 'backward_transient_bytes'],
           rows: [['layer 0-19 (dense)', 'linear_qkv', 6.7e7, 1.3e8, 2.6e8], ['layer 0-19 (dense)', 'core_attention', 1.6e7, 0, 3.4e7]] };
@@ -42,9 +43,9 @@ export function inspectTests({ url, artifacts }) {
       });
       assert.equal(await page.isVisible('#ops'), true);
       assert.deepEqual(await page.$$eval('#ops-time thead th', (ths) => ths.map((th) => th.textContent)),
-        ['Op', 'Kind', 'Count', 'FLOPs', 'HBM bytes (MiB)', 'Kernels', 'Time (ms)', 'Efficiency', 'Efficiency from']);
+        ['Op', 'Kind', 'Count', 'Time (ms)', 'FLOPs', 'HBM bytes (MiB)', 'Efficiency', 'Efficiency from', 'Kernels', 'zz new']);
       assert.equal(await page.locator('#ops-time tbody tr').count(), 3);
-      assert.match(await page.textContent('#ops-time tbody tr:first-child'), /linear_qkv.*63\.0 %fitted/);
+      assert.match(await page.textContent('#ops-time tbody tr:first-child'), /^linear_qkvgemm20.*63\.0 %fitted/);
       assert.equal(await page.locator('#ops-memory tbody tr').count(), 2);
       assert.equal(await page.isVisible('#memory-timeline'), true);
       assert.equal(await page.locator('#memory-timeline-chart path.line-allocated').count(), 1);
@@ -132,6 +133,9 @@ export function inspectTests({ url, artifacts }) {
       assert.equal(await page.locator('#ops-time tbody tr').count(), Math.min(400, result.time.ops.length));
       const values = async (column) => page.$$eval(`#ops-time tbody td:nth-child(${column})`, (tds) => tds.map((td) => Number(td.dataset.value)));
       const heads = await page.$$eval('#ops-time thead th', (ths) => ths.map((th) => th.dataset.key));
+      assert.deepEqual(heads.slice(0, 4), ['name', 'kind', 'count', 'time_s'], 'the op first, then its time');
+      const memoryHeads = await page.$$eval('#ops-memory thead th', (ths) => ths.map((th) => th.dataset.key));
+      assert.deepEqual(memoryHeads.slice(0, 2), ['block', 'op']);
       const timeColumn = heads.indexOf('time_s') + 1;
       await page.click('#ops-time th[data-key="time_s"] button');
       const down = await values(timeColumn);

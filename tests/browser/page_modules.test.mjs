@@ -14,7 +14,7 @@ import { decodeSearch, encodeSearch } from '../../web/state/search_url.js';
 import { loadCatalog } from '../../web/engine/catalog.js';
 import { FIELDS, fieldByKey, fieldByUrl, figureLabel, installSchema } from '../../web/state/fields.js';
 import { LAYOUT } from '../../web/state/layout.js';
-import { defaultSearchInputs, parseChoices, parseGpus, searchDegrees, searchDocument } from '../../web/state/search_spec.js';
+import { defaultHeadroomPercent, defaultSearchInputs, parseChoices, parseGpus, searchDegrees, searchDocument } from '../../web/state/search_spec.js';
 import { randomHashes } from './random_hashes.mjs';
 
 export async function moduleTests(args) {
@@ -291,6 +291,11 @@ export async function moduleTests(args) {
       assert.deepEqual(document.constraints.zero_stage, [1]);
       assert.equal(document.memory_headroom, 0.05);
       assert.equal(document.objective, 'tokens_per_s_per_gpu');
+      // An empty headroom is the core's default (the memory verdict's), stated in its schema.
+      const byDefault = searchDocument(spec, { ...inputs, headroom: '' }).document;
+      assert.equal('memory_headroom' in byDefault, false);
+      assert.equal(defaultHeadroomPercent(), 5);
+      assert.equal(defaultSearchInputs().headroom, '');
       const bad = searchDocument(spec, { ...inputs, gpus: 'x', pp: '0', recompute: [], zero: [] });
       assert.equal(bad.document, null);
       assert.deepEqual(Object.keys(bad.problems).sort(), ['gpus', 'pp', 'recompute', 'zero']);

@@ -64,6 +64,14 @@ export function searchTests({ url, cli: binary, artifacts }) {
       // The table, the counts and the scatter.
       assert.equal(await page.locator('#search-table tbody tr').count(), result.top.length);
       assert.equal(Number(await page.getAttribute('#search-table tbody tr:first-child', 'data-seconds')), result.top[0].metrics.iteration_s);
+      // One unit per column: rows compare at a glance (1.00 k tok/s beside 990 tok/s did not).
+      const heads = await page.$$eval('#search-table thead th', (ths) => ths.map((th) => th.textContent));
+      for (const name of ['Step', 'Peak', 'Tok/s per GPU']) {
+        const cells = await page.$$eval(`#search-table tbody td:nth-child(${heads.indexOf(name) + 1})`, (tds) => tds.map((td) => td.textContent));
+        assert.equal(cells.length, result.top.length);
+        const units = new Set(cells.map((text) => text.replace(/^[\d.,<\s]+/, '')));
+        assert.equal(units.size, 1, `${name}: ${cells.join(' | ')}`);
+      }
       for (const key of ['considered', 'pruned', 'infeasible', 'evaluated']) {
         assert.ok(await page.isVisible(`#search-counts [data-count="${key}"]`), `${key} shown`);
       }

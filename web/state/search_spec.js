@@ -34,12 +34,18 @@ export function searchDegrees() {
     .map((f) => ({ key: f.key, label: f.label ?? f.key, help: f.help, def: f.default }));
 }
 
+// The core's default memory headroom of a search, in percent (its schema).
+export function defaultHeadroomPercent() {
+  const field = (schema()?.search ?? []).find((f) => f.key === 'memory_headroom');
+  return typeof field?.default === 'number' ? field.default * 100 : undefined;
+}
+
 export function defaultSearchInputs() {
   return {
     gpus: '', gbs: '', seq: '',
     tp: '', pp: '', vpp: '', cp: '', ep: '', etp: '', micro_batch_size: '1,2,4,8',
     max_tp: '', recompute: ['none', 'selective', 'full1', 'full'], zero: [1],
-    sp: 'true', uneven: false, headroom: '0', top_k: '10', objective: 'step_time',
+    sp: 'true', uneven: false, headroom: '', top_k: '10', objective: 'step_time',
   };
 }
 
@@ -128,8 +134,11 @@ export function searchDocument(spec, inputs, scaledSystem = null) {
   for (const key of choiceKeys()) {
     if (config.training[key] !== undefined) constraints[key] = config.training[key];
   }
-  const headroom = Number(String(inputs.headroom).trim() || '0');
-  if (!(headroom >= 0 && headroom < 99)) problems.headroom = 'a percentage from 0 to 98';
+  // Empty: the core's default (the memory verdict's headroom), so that a plan the
+  // search returns is one the calculator calls "fits".
+  const headroomText = String(inputs.headroom ?? '').trim();
+  const headroom = headroomText === '' ? null : Number(headroomText);
+  if (headroom !== null && !(headroom >= 0 && headroom < 99)) problems.headroom = 'a percentage from 0 to 98';
   const topK = positiveInt(inputs.top_k, 10);
   if (!topK || topK > 100) problems.top_k = 'from 1 to 100';
   if (Object.keys(problems).length) return { document: null, problems };
@@ -144,7 +153,7 @@ export function searchDocument(spec, inputs, scaledSystem = null) {
     global_batch_size: gbs,
     seq_len: seq,
     constraints,
-    memory_headroom: headroom / 100,
+    ...(headroom === null ? {} : { memory_headroom: headroom / 100 }),
     top_k: topK,
     objective: inputs.objective === 'tokens_per_s_per_gpu' ? 'tokens_per_s_per_gpu' : 'step_time',
     include_points: true,

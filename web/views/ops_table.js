@@ -15,6 +15,13 @@ const LABELS = {
   forward_transient_bytes: 'Transient (forward)', backward_transient_bytes: 'Transient (backward)',
 };
 
+// Column order: what the op is, then its time and what set it, then counts;
+// the core's JSON objects list their keys alphabetically, so the order is
+// the page's. Columns not named here follow, in the order they come.
+const ORDER = ['block', 'name', 'op', 'kind', 'count', 'time_s', 'flops', 'bytes', 'efficiency', 'efficiency_source',
+  'kernels', 'saved_bytes', 'forward_transient_bytes', 'backward_transient_bytes'];
+const rank = (key) => (ORDER.includes(key) ? ORDER.indexOf(key) : ORDER.length);
+
 // Rows as objects, from [{...}] or {columns, rows: [[...]]}.
 export function readRows(table) {
   if (Array.isArray(table)) return table.filter((row) => row && typeof row === 'object' && !Array.isArray(row));
@@ -47,7 +54,8 @@ function sorted(rows, sort) {
 }
 
 function table(id, caption, rows, redraw) {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].map((k, i) => [k, i])
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([k]) => k);
   const formats = Object.fromEntries(keys.map((k) => [k, formatter(k, rows)]));
   const numeric = (k) => rows.some((r) => typeof r[k] === 'number');
   const sort = sortBy.get(id);

@@ -6,7 +6,7 @@
 // The inputs live in the store (searchInputs); the run goes through
 // actions.runSearch / actions.cancelSearch (engine/runs.js).
 import { h } from '../lib/dom.js';
-import { RECOMPUTE_MODES, searchDegrees, searchDocument } from '../state/search_spec.js';
+import { RECOMPUTE_MODES, defaultHeadroomPercent, searchDegrees, searchDocument } from '../state/search_spec.js';
 import { formatSeconds, formatTokensPerS } from '../lib/format.js';
 import { planLabel, recomputeLabel } from './search_results.js';
 
@@ -73,7 +73,7 @@ export function mount(root, store, actions) {
   const sp = h('select', { id: 'search-sp', onchange: (e) => setInput('sp', e.target.value) },
     h('option', { value: 'true', text: 'on when TP > 1' }), h('option', { value: 'false', text: 'off' }), h('option', { value: 'both', text: 'try both' }));
   const uneven = h('input', { type: 'checkbox', id: 'search-uneven', onchange: (e) => setInput('uneven', e.target.checked) });
-  const headroom = text('headroom', 'Memory headroom (%)', 'plans must fit in (100 − headroom) % of HBM', { inputmode: 'decimal' });
+  const headroom = text('headroom', 'Memory headroom (%)', 'share of the usable GPU memory a plan leaves free; empty: the calculator verdict\'s headroom', { inputmode: 'decimal' });
   const topK = text('top_k', 'Top K');
   const objective = h('select', { id: 'search-objective', onchange: (e) => setInput('objective', e.target.value) },
     h('option', { value: 'step_time', text: 'fastest step' }), h('option', { value: 'tokens_per_s_per_gpu', text: 'most tokens/s per GPU' }));
@@ -148,7 +148,7 @@ export function mount(root, store, actions) {
     seq.input.placeholder = String(spec.training.seq_len ?? '');
     degrees.forEach((d) => { d.input.placeholder = Array.isArray(d.def) ? d.def.join(', ') : 'any'; });
     maxTp.input.placeholder = 'per node';
-    headroom.input.placeholder = '0';
+    headroom.input.placeholder = String(defaultHeadroomPercent() ?? '');
     topK.input.placeholder = '10';
     scaled.hidden = !state.searchSystem;
     if (state.searchSystem) {

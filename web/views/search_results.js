@@ -3,7 +3,7 @@
 // that plan into the calculator (actions.loadConfig); "Pin" keeps it for
 // Compare.
 import { h } from '../lib/dom.js';
-import { clip, formatBytes, formatPercent, formatSeconds, formatTokensPerS } from '../lib/format.js';
+import { bytesUnit, clip, formatBytesIn, formatPercent, formatSecondsIn, secondsUnit } from '../lib/format.js';
 
 // A plan's choices, for the table and for labels elsewhere.
 export function planLabel(training) {
@@ -23,6 +23,8 @@ export function recomputeLabel(recompute) {
   if (r.granularity === 'selective') return `selective${r.modules ? ` (${r.modules.join(', ')})` : ''}`;
   return `full ${r.method ?? 'uniform'} ${r.num_layers ?? 1}`;
 }
+
+const OBJECTIVES = { step_time: 'step time', tokens_per_s_per_gpu: 'tokens/s per GPU', time_to_train: 'time to train', gpu_hours: 'GPU-hours' };
 
 // Counts as whole numbers with separators: 10,720.
 const count = (n) => Number(n).toLocaleString('en-US');
@@ -63,7 +65,7 @@ export function mount(root, store, actions) {
     }
     const c = result.counts;
     summary.textContent = c.considered === 0 ? 'No combination of the allowed degrees multiplies to the GPU count.'
-      : result.top.length ? `The ${result.top.length} best of ${count(c.feasible)} plans that fit, by ${result.objective === 'step_time' ? 'step time' : 'tokens/s per GPU'}. Click a row to open it in the calculator.`
+      : result.top.length ? `The ${result.top.length} best of ${count(c.feasible)} plans that fit, by ${OBJECTIVES[result.objective] ?? result.objective}. Click a row to open it in the calculator.`
       : `No plan fits (${count(c.candidates)} valid candidates; see the reasons below).`;
     tableBox.replaceChildren(...(result.top.length ? [table(result, state.pins.length, search.document)] : []));
     counts.replaceChildren(countsList(c));
@@ -76,6 +78,9 @@ export function mount(root, store, actions) {
     const multipleGpus = gpuRange || new Set(result.top.map((row) => row.config.system.num_gpus)).size > 1;
     const moe = result.top.some((row) => (row.config.training.ep ?? 1) > 1 || (row.config.training.etp ?? 1) > 1);
     const spVaries = new Set(result.top.map((row) => row.config.training.sequence_parallel)).size > 1;
+    // One unit per column (the largest value's), so that rows compare at a glance.
+    const stepUnit = secondsUnit(Math.max(...result.top.map((row) => row.metrics.iteration_s)));
+    const peakUnit = bytesUnit(Math.max(...result.top.map((row) => row.metrics.peak_bytes)));
     const cols = [
       ['#', (row) => String(row.rank)],
       ...(multipleGpus ? [['GPUs', (row) => String(row.config.system.num_gpus)]] : []),
@@ -89,10 +94,10 @@ export function mount(root, store, actions) {
       ...(spVaries ? [['SP', (row) => (row.config.training.sequence_parallel ? 'on' : 'off')]] : []),
       ['Recompute', (row) => recomputeLabel(row.config.training.recompute)],
       ['ZeRO', (row) => String(row.config.training.zero_stage)],
-      ['Step', (row) => formatSeconds(row.metrics.iteration_s)],
-      ['Tok/s per GPU', (row) => formatTokensPerS(row.metrics.tokens_per_s_per_gpu)],
+      ['Step', (row) => formatSecondsIn(row.metrics.iteration_s, stepUnit)],
+      ['Tok/s per GPU', (row) => count(Math.round(row.metrics.tokens_per_s_per_gpu))],
       ['MFU', (row) => formatPercent(row.metrics.mfu)],
-      ['Peak', (row) => formatBytes(row.metrics.peak_bytes)],
+      ['Peak', (row) => formatBytesIn(row.metrics.peak_bytes, peakUnit)],
     ];
     return h('table', { class: 'numbers-table search-table', id: 'search-table' },
       h('thead', {}, h('tr', {}, cols.map(([label]) => h('th', { scope: 'col', text: label })), h('th', { scope: 'col', text: '' }))),
