@@ -11,6 +11,7 @@
 #include "search/evaluator.h"
 #include "search/floor.h"
 #include "search/memory_bound.h"
+#include "floor_walk.h"
 #include "test_util.h"
 #include "time/pipeline_schedule.h"
 
@@ -218,27 +219,12 @@ TEST(SearchBoundsTest, FloorsBoundEveryMemberOfTheirBlock) {
       document["constraints"]["ep"] = {1, 2, 4};
     }
     const schema::SearchRequest request = parse_search(document.dump());
-    const SearchSpace space(request.spec);
-    ASSERT_FALSE(space.limit_issue()) << model;
-    SearchFloors floors(request.spec, space);
-    CandidateChecker checker(request.spec);
-    CandidateEvaluator evaluator(request.spec, 1e30);
-    const StaticMemoryBound bound(request.spec.model);
-    Config scratch = base_config(request.spec);
-    for (const LayoutClass& layout : space.classes()) {
-      floors.measure(layout);
-      for (const SubBlock& block : space.sub_blocks(layout)) {
-        const double floor_s = floors.time_floor_s(layout, block);
-        const double floor_bytes = static_floor_bytes(request.spec, bound, scratch, layout, block);
-        for (const StagePlan& plan : space.stage_plans(layout.pp)) {
-          Candidate c = make_candidate(layout, block, plan);
-          if (checker.check(c) != nullptr) continue;
-          EXPECT_LE(floor_bytes, evaluator.static_bound_bytes(c)) << model;
-          EXPECT_LE(floor_s, evaluator.exact(c).iteration_s) << model << " " << c.tp << " " << c.pp;
-          checked += floor_s > 0.0 ? 1 : 0;
-        }
-      }
-    }
+    testing::walk_floors(request, [&](const testing::FloorMember& m) {
+      const Candidate& c = m.candidate;
+      EXPECT_LE(m.floor_bytes, m.evaluator.static_bound_bytes(c)) << model;
+      EXPECT_LE(m.floor_s, m.evaluator.exact(c).iteration_s) << model << " " << c.tp << " " << c.pp;
+      checked += m.floor_s > 0.0 ? 1 : 0;
+    });
   }
   EXPECT_GT(checked, 5000);
 }

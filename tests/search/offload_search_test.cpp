@@ -16,6 +16,7 @@
 #include "search/evaluator.h"
 #include "search/floor.h"
 #include "search/search.h"
+#include "floor_walk.h"
 #include "test_util.h"
 
 namespace trainsim {
@@ -95,33 +96,17 @@ TEST(OffloadSearchTest, FloorsBoundEveryMemberThatOffloads) {
       document["constraints"]["activation_offload_layers"] = {0, 2};
     }
     const schema::SearchRequest request = read(document);
-    const SearchSpace space(request.spec);
-    ASSERT_FALSE(space.limit_issue()) << model;
-    SearchFloors floors(request.spec, space);
-    CandidateChecker checker(request.spec);
-    CandidateEvaluator evaluator(request.spec, 1e30);
-    const StaticMemoryBound bound(request.spec.model);
-    Config scratch = base_config(request.spec);
     int64_t offloading = 0;
-    for (const LayoutClass& layout : space.classes()) {
-      floors.measure(layout);
-      for (const SubBlock& block : space.sub_blocks(layout)) {
-        const double floor_s = floors.time_floor_s(layout, block);
-        const double floor_bytes = static_floor_bytes(request.spec, bound, scratch, layout, block);
-        for (const StagePlan& plan : space.stage_plans(layout.pp)) {
-          Candidate c = make_candidate(layout, block, plan);
-          if (checker.check(c) != nullptr) continue;
-          Config config = base_config(request.spec);
-          apply_candidate(request.spec, c, config);
-          const TrainingSpec& t = config.training;
-          if (t.optimizer_offload_fraction > 0.0 && floor_s > 0.0) ++offloading;
-          EXPECT_LE(floor_bytes, evaluator.static_bound_bytes(c))
-              << model << " offload " << t.optimizer_offload_fraction << " zero " << t.zero_stage;
-          EXPECT_LE(floor_s, evaluator.exact(c).iteration_s)
-              << model << " activation offload " << t.activation_offload_layers;
-        }
-      }
-    }
+    testing::walk_floors(request, [&](const testing::FloorMember& m) {
+      Config config = base_config(request.spec);
+      apply_candidate(request.spec, m.candidate, config);
+      const TrainingSpec& t = config.training;
+      if (t.optimizer_offload_fraction > 0.0 && m.floor_s > 0.0) ++offloading;
+      EXPECT_LE(m.floor_bytes, m.evaluator.static_bound_bytes(m.candidate))
+          << model << " offload " << t.optimizer_offload_fraction << " zero " << t.zero_stage;
+      EXPECT_LE(m.floor_s, m.evaluator.exact(m.candidate).iteration_s)
+          << model << " activation offload " << t.activation_offload_layers;
+    });
     EXPECT_GT(offloading, 50) << model;
   }
 }

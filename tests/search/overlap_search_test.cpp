@@ -16,6 +16,7 @@
 #include "search/evaluator.h"
 #include "search/floor.h"
 #include "search/search.h"
+#include "floor_walk.h"
 #include "test_util.h"
 
 namespace trainsim {
@@ -107,31 +108,15 @@ TEST(OverlapSearchTest, EpOverlapIsTriedOnExpertParallelPlansOnly) {
 TEST(OverlapSearchTest, FloorsBoundEveryMemberThatOverlaps) {
   for (const Json& document : {tp_overlap_search(), ep_overlap_search()}) {
     const schema::SearchRequest request = read(document);
-    const SearchSpace space(request.spec);
-    ASSERT_FALSE(space.limit_issue());
-    SearchFloors floors(request.spec, space);
-    CandidateChecker checker(request.spec);
-    CandidateEvaluator evaluator(request.spec, 1e30);
-    const StaticMemoryBound bound(request.spec.model);
-    Config scratch = base_config(request.spec);
     int64_t overlapping = 0;
-    for (const LayoutClass& layout : space.classes()) {
-      floors.measure(layout);
-      for (const SubBlock& block : space.sub_blocks(layout)) {
-        const double floor_s = floors.time_floor_s(layout, block);
-        const double floor_bytes = static_floor_bytes(request.spec, bound, scratch, layout, block);
-        for (const StagePlan& plan : space.stage_plans(layout.pp)) {
-          Candidate c = make_candidate(layout, block, plan);
-          if (checker.check(c) != nullptr) continue;
-          Config config = base_config(request.spec);
-          apply_candidate(request.spec, c, config);
-          const OverlapSpec& o = config.training.overlap;
-          if ((o.tp_comm || o.moe_ep_comm) && floor_s > 0.0) ++overlapping;
-          EXPECT_LE(floor_bytes, evaluator.static_bound_bytes(c)) << layout.tp << " " << layout.ep;
-          EXPECT_LE(floor_s, evaluator.exact(c).iteration_s) << layout.tp << " " << layout.ep;
-        }
-      }
-    }
+    testing::walk_floors(request, [&](const testing::FloorMember& m) {
+      Config config = base_config(request.spec);
+      apply_candidate(request.spec, m.candidate, config);
+      const OverlapSpec& o = config.training.overlap;
+      if ((o.tp_comm || o.moe_ep_comm) && m.floor_s > 0.0) ++overlapping;
+      EXPECT_LE(m.floor_bytes, m.evaluator.static_bound_bytes(m.candidate)) << m.layout.tp << " " << m.layout.ep;
+      EXPECT_LE(m.floor_s, m.evaluator.exact(m.candidate).iteration_s) << m.layout.tp << " " << m.layout.ep;
+    });
     EXPECT_GT(overlapping, 10);
   }
 }

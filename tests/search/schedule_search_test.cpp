@@ -15,6 +15,7 @@
 #include "search/floor.h"
 #include "search/memory_bound.h"
 #include "search/search.h"
+#include "floor_walk.h"
 #include "test_util.h"
 
 namespace trainsim {
@@ -97,37 +98,22 @@ TEST(ScheduleSearchTest, FloorsBoundEveryScheduleMember) {
   std::set<int> measured_schedules;
   for (const Json& document : schedule_searches()) {
     const schema::SearchRequest request = parse_search(document);
-    const SearchSpace space(request.spec);
-    ASSERT_FALSE(space.limit_issue());
-    SearchFloors floors(request.spec, space);
-    CandidateChecker checker(request.spec);
-    CandidateEvaluator evaluator(request.spec, 1e30);
-    const StaticMemoryBound bound(request.spec.model);
-    Config scratch = base_config(request.spec);
-    for (const LayoutClass& layout : space.classes()) {
-      floors.measure(layout);
-      for (const SubBlock& block : space.sub_blocks(layout)) {
-        const double floor_s = floors.time_floor_s(layout, block);
-        const double floor_bytes = static_floor_bytes(request.spec, bound, scratch, layout, block);
-        for (const StagePlan& plan : space.stage_plans(layout.pp)) {
-          Candidate c = make_candidate(layout, block, plan);
-          if (checker.check(c) != nullptr) continue;
-          EXPECT_LE(floor_bytes, evaluator.static_bound_bytes(c));
-          const CandidateMetrics exact = evaluator.exact(c);
-          EXPECT_LE(floor_s, exact.iteration_s)
-              << document["model"] << " schedule " << int{c.choice[1]} << " pp " << c.pp;
-          // The screening bound too (pipeline_run_lower_bound of the schedule).
-          CandidateMetrics screened;
-          if (evaluator.screen(c, evaluator.static_bound_bytes(c), screened) == Screening::kFits) {
-            EXPECT_LE(screened.iteration_s, exact.iteration_s * (1.0 + 1e-12));
-          }
-          if (floor_s > 0.0) {
-            ++checked;
-            if (c.pp > 1) measured_schedules.insert(c.choice[1]);
-          }
-        }
+    testing::walk_floors(request, [&](const testing::FloorMember& m) {
+      Candidate c = m.candidate;
+      EXPECT_LE(m.floor_bytes, m.evaluator.static_bound_bytes(c));
+      const CandidateMetrics exact = m.evaluator.exact(c);
+      EXPECT_LE(m.floor_s, exact.iteration_s)
+          << document["model"] << " schedule " << int{c.choice[1]} << " pp " << c.pp;
+      // The screening bound too (pipeline_run_lower_bound of the schedule).
+      CandidateMetrics screened;
+      if (m.evaluator.screen(c, m.evaluator.static_bound_bytes(c), screened) == Screening::kFits) {
+        EXPECT_LE(screened.iteration_s, exact.iteration_s * (1.0 + 1e-12));
       }
-    }
+      if (m.floor_s > 0.0) {
+        ++checked;
+        if (c.pp > 1) measured_schedules.insert(c.choice[1]);
+      }
+    });
   }
   EXPECT_GT(checked, 200);
   // Every schedule's blocks get a floor (the V schedules' representative runs vpp 2).
