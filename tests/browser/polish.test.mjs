@@ -77,7 +77,27 @@ export function polishTests({ url, artifacts }) {
       assert.equal(rows.length, figures);
       for (let i = 1; i < rows.length; i += 1) assert.ok(rows[i - 1].span >= rows[i].span - 1.01, `sorted by range: ${JSON.stringify(rows)}`);
       assert.equal(rows[0].figure, await page.getAttribute('#whatif-most', 'data-figure'));
+      // No value label overlaps its row's figure name or leaves the chart.
+      const overlaps = await page.$$eval('#whatif-chart g.tornado-row', (gs) => gs.flatMap((g) => {
+        const [name, ...values] = [...g.querySelectorAll('text')].map((t) => t.getBoundingClientRect());
+        const chart = g.ownerSVGElement.getBoundingClientRect();
+        return values.filter((v) => v.left < name.right || v.right > chart.right + 1).map((v) => `${g.dataset.figure}: ${v.left}-${v.right} vs name ${name.right}`);
+      }));
+      assert.deepEqual(overlaps, []);
       await shots(page, artifacts, 'whatif-tornado');
+      // On a phone every label stays inside the chart and the axis labels do not run together.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForFunction(() => document.querySelector('#whatif-chart svg')?.getAttribute('width') < 400, null, { timeout: 10000 });
+      const phone = await page.$eval('#whatif-chart svg', (svg) => {
+        const box = svg.getBoundingClientRect();
+        const texts = [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, r: t.getBoundingClientRect(), axis: !t.closest('g.tornado-row') && t.classList.contains('tick') }));
+        const outside = texts.filter(({ r }) => r.left < box.left - 1 || r.right > box.right + 1).map((t) => t.text);
+        const axis = texts.filter((t) => t.axis).sort((a, b) => a.r.left - b.r.left);
+        const crowded = axis.slice(1).filter((t, i) => t.r.left < axis[i].r.right + 2).map((t) => t.text);
+        return { outside, crowded };
+      });
+      assert.deepEqual(phone, { outside: [], crowded: [] });
+      await page.setViewportSize({ width: 1366, height: 900 });
       noProblems(problems);
       await context.close();
     });

@@ -109,8 +109,14 @@ export function mount(root, store, actions) {
       const hi = changes.reduce((m, x) => (x.c > m.c ? x : m), { c: 0, p: null });
       return { f, i, lo, hi, range: hi.c - lo.c };
     }).sort((a, b) => b.range - a.range);
-    const label = Math.min(190, Math.max(110, width * 0.28));
-    const m = { top: 8, right: 70, bottom: 36, left: label };
+    // On a phone the figure names take 40% and the bars the rest, without value
+    // labels (the table below has every value); wider, room beside the plot for the
+    // labels at the bars' ends ("×4 −53.3 %"): on the left between the figure names
+    // and the plot, so they never overlap.
+    const narrow = width < 600;
+    const label = narrow ? Math.min(150, width * 0.4) : Math.min(190, Math.max(110, width * 0.28));
+    const valueLabel = narrow ? 8 : 72;
+    const m = { top: 8, right: valueLabel, bottom: 36, left: label + valueLabel };
     const rowH = 26;
     const height = m.top + m.bottom + rows.length * rowH;
     const plotW = width - m.left - m.right;
@@ -123,7 +129,8 @@ export function mount(root, store, actions) {
     const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', class: 'whatif-svg',
       'aria-label': 'Step time change when each system figure is scaled, most sensitive first' });
     const span = right - left;
-    const step = [0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5].find((st) => span / st <= 7) ?? 10;
+    const ticks = Math.max(2, Math.min(7, Math.floor(plotW / 48)));  // a tick label is ~40 px wide
+    const step = [0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5].find((st) => span / st <= ticks) ?? 10;
     for (let v = Math.ceil(left / step) * step; v <= right; v += step) {
       svg.append(s('line', { x1: x(v), x2: x(v), y1: m.top, y2: height - m.bottom, class: Math.abs(v) < 1e-9 ? 'zero-line' : 'grid-line' }),
         s('text', { x: x(v), y: height - m.bottom + 14, class: 'tick', 'text-anchor': 'middle', text: formatTickChange(v, step) }));
@@ -134,7 +141,7 @@ export function mount(root, store, actions) {
       const most = r.f.figure === result.most_sensitive;
       const g = s('g', { class: `tornado-row${most ? ' most' : ''}`, dataset: { figure: r.f.figure, rank: String(k) }, tabindex: '0', role: 'img',
         'aria-label': `${figureLabel(r.f.figure)}: ${formatChange(r.lo.c)} to ${formatChange(r.hi.c)}` });
-      g.append(s('text', { x: m.left - 8, y: y + rowH / 2 + 4, class: `tick tornado-label${most ? ' most' : ''}`, 'text-anchor': 'end', text: figureLabel(r.f.figure) }));
+      g.append(s('text', { x: label - 8, y: y + rowH / 2 + 4, class: `tick tornado-label${most ? ' most' : ''}`, 'text-anchor': 'end', text: figureLabel(r.f.figure) }));
       const bar = (a, b, cls, point) => {
         if (b <= a) return;
         const rect = s('rect', { x: x(a), width: Math.max(1, x(b) - x(a)), y: y + 4, height: rowH - 8, class: `tornado-bar ${cls}`, dataset: { factor: String(point?.factor ?? '') } });
@@ -142,8 +149,8 @@ export function mount(root, store, actions) {
       };
       bar(r.lo.c, Math.min(0, r.hi.c), 'faster', r.lo.p);
       bar(Math.max(0, r.lo.c), r.hi.c, 'slower', r.hi.p);
-      if (r.lo.p) g.append(s('text', { x: x(r.lo.c) - 4, y: y + rowH / 2 + 4, class: 'tick', 'text-anchor': 'end', text: `×${r.lo.p.factor} ${formatChange(r.lo.c)}` }));
-      if (r.hi.p) g.append(s('text', { x: x(r.hi.c) + 4, y: y + rowH / 2 + 4, class: 'tick', text: `×${r.hi.p.factor} ${formatChange(r.hi.c)}` }));
+      if (r.lo.p && !narrow) g.append(s('text', { x: x(r.lo.c) - 4, y: y + rowH / 2 + 4, class: 'tick', 'text-anchor': 'end', text: `×${r.lo.p.factor} ${formatChange(r.lo.c)}` }));
+      if (r.hi.p && !narrow) g.append(s('text', { x: x(r.hi.c) + 4, y: y + rowH / 2 + 4, class: 'tick', text: `×${r.hi.p.factor} ${formatChange(r.hi.c)}` }));
       g.addEventListener('pointermove', (event) => showTooltip(event.clientX, event.clientY, [figureLabel(r.f.figure),
         ...r.f.points.map((p) => `× ${p.factor}: ${formatSeconds(p.iteration_s)} (${formatChange(change(p, base))})${p.fits ? '' : ', out of memory'}`)]));
       g.addEventListener('pointerleave', hideTooltip);
