@@ -98,6 +98,11 @@ function residentMib(pid) {
 
 const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
+// The peak resident memory (MiB) of the browser's largest renderer so far.
+function rendererPeakMib(browser) {
+  return Math.max(0, ...renderers(browser.process?.()?.pid ?? 0).map((pid) => residentMib(pid).peak));
+}
+
 async function once(browser, url, args) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   if (args.cores > 0) {
@@ -136,9 +141,9 @@ async function once(browser, url, args) {
     };
   });
   const workers = page.workers().length;
-  const memory = renderers(browser.process?.()?.pid ?? 0).map(residentMib).sort((a, b) => b.peak - a.peak)[0] ?? { peak: 0, now: 0 };
+  const rendererPeak = rendererPeakMib(browser);
   await context.close();
-  return { ...result, navigationMs, workers, jsHeapPeak, rendererPeakMib: memory.peak };
+  return { ...result, navigationMs, workers, jsHeapPeak, rendererPeakMib: rendererPeak };
 }
 
 // The renderer with no search: the same link without its search (the calculator
@@ -149,9 +154,9 @@ async function baseline(browser, url, args) {
   await page.goto(`${url}${args.hash.replace(/&view=search.*$/, '')}`);
   await page.waitForFunction(() => document.body.dataset.status === 'ready' && Number(document.body.dataset.estimates ?? 0) > 0,
     null, { timeout: 60000 });
-  const memory = renderers(browser.process?.()?.pid ?? 0).map(residentMib).sort((a, b) => b.peak - a.peak)[0] ?? { peak: 0 };
+  const peak = rendererPeakMib(browser);
   await context.close();
-  return memory.peak;
+  return peak;
 }
 
 async function main() {

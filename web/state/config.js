@@ -200,7 +200,8 @@ function readTraining(spec, value, ignored) {
 function readPresetSection(spec, kind, value, catalog, ignored) {
   const idOf = (name) => presetIdOf(kind === 'model' ? catalog.models : catalog.systems, name);
   if (typeof value === 'string') {
-    if (idOf(value)) spec[kind].preset = idOf(value);
+    const id = idOf(value);
+    if (id) spec[kind].preset = id;
     else ignored.push(`/${kind}: unknown preset "${value}"`);
     return;
   }
@@ -209,8 +210,9 @@ function readPresetSection(spec, kind, value, catalog, ignored) {
     return;
   }
   const { preset, ...rest } = value;
+  const id = typeof preset === 'string' ? idOf(preset) : undefined;
   if (preset === undefined) spec[kind].preset = CUSTOM_MODEL;
-  else if (typeof preset === 'string' && idOf(preset)) spec[kind].preset = idOf(preset);
+  else if (id) spec[kind].preset = id;
   else ignored.push(`/${kind}/preset: unknown preset ${JSON.stringify(preset)}`);
   readFields(spec[kind].over, kind, rest, '', ignored);
 }

@@ -20,7 +20,7 @@ const LABELS = {
 // the page's. Columns not named here follow, in the order they come.
 const ORDER = ['block', 'name', 'op', 'kind', 'count', 'time_s', 'flops', 'bytes', 'efficiency', 'efficiency_source',
   'kernels', 'saved_bytes', 'forward_transient_bytes', 'backward_transient_bytes'];
-const rank = (key) => (ORDER.includes(key) ? ORDER.indexOf(key) : ORDER.length);
+const rank = (key) => { const i = ORDER.indexOf(key); return i < 0 ? ORDER.length : i; };
 
 // Rows as objects, from [{...}] or {columns, rows: [[...]]}.
 export function readRows(table) {
@@ -54,8 +54,8 @@ function sorted(rows, sort) {
 }
 
 function table(id, caption, rows, redraw) {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].map((k, i) => [k, i])
-    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([k]) => k);
+  // Array.prototype.sort is stable: unknown columns keep the order they come in.
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].sort((a, b) => rank(a) - rank(b));
   const formats = Object.fromEntries(keys.map((k) => [k, formatter(k, rows)]));
   const numeric = (k) => rows.some((r) => typeof r[k] === 'number');
   const sort = sortBy.get(id);

@@ -4,8 +4,8 @@
 // key reads one: an enum's names, a number in the key's range); without it the
 // training template's value is the only one. A row says
 //  - when its key matters for a plan (cp_comm_type only with cp > 1, activation
-//    offload only with pp 1, TP overlap with tp > 1, EP overlap with ep > 1): elsewhere one value is tried (fixed_choice), so no
-//    plan is a duplicate;
+//    offload only with pp 1, TP overlap with tp > 1, EP overlap with ep > 1):
+//    elsewhere one value is tried (fixed_choice), so no plan is a duplicate;
 //  - when the constraint applies at all (fp8_recipe only with dtype fp8);
 //  - which of validate()'s rules a value must pass on the search's model and
 //    system (validate.h): a value that breaks them for every plan is refused at

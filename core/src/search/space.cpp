@@ -47,6 +47,7 @@ bool tries_uneven(const SearchSpec& spec, int64_t pp) {
 
 SearchSpace::SearchSpace(const SearchSpec& spec) : spec_(spec) {
   int64_t tp_values = 0, cp_values = 0, pp_values = 0, etp_values = 0;
+  const std::vector<int64_t> eps = ep_choices();
   const auto count = [&] {
     for (const int64_t n : spec.num_gpus) {
       const int64_t etps = static_cast<int64_t>(etp_choices(n).size());
@@ -68,9 +69,9 @@ SearchSpace::SearchSpace(const SearchSpec& spec) : spec_(spec) {
             count_stage_plans(pp);
             if (over_) return;
             const auto plans = static_cast<int64_t>(plans_.at(pp).size());
-            classes_ += static_cast<int64_t>(ep_choices().size()) * etps;
+            classes_ += static_cast<int64_t>(eps.size()) * etps;
             // Stays far below int64: each factor is bounded and the sum stops at the limit.
-            for (const int64_t ep : ep_choices()) combinations_ += etps * sub_block_count(tp, cp, pp, ep) * plans;
+            for (const int64_t ep : eps) combinations_ += etps * sub_block_count(tp, cp, pp, ep) * plans;
             if (combinations_ > kMaxSearchCombinations || classes_ > kMaxLayoutClasses) {
               over_ = true;
               return;
@@ -85,7 +86,7 @@ SearchSpace::SearchSpace(const SearchSpec& spec) : spec_(spec) {
   note("/constraints/tp", "tp", tp_values);
   note("/constraints/cp", "cp", cp_values);
   note("/constraints/pp", "pp", pp_values);
-  note("/constraints/ep", "ep", static_cast<int64_t>(ep_choices().size()));
+  note("/constraints/ep", "ep", static_cast<int64_t>(eps.size()));
   note("/constraints/etp", "etp", etp_values);
   note("/constraints/micro_batch_size", "micro_batch_size",
        static_cast<int64_t>(spec.micro_batch_size.size()));
