@@ -36,6 +36,18 @@ TEST(HostTimeTest, DroplessMoeWaitsForTheHostAndCudaGraphsDoNotRemoveTheSyncs) {
   EXPECT_GT(host_s(g), 0.0) << "the MoE token-count syncs cannot be captured";
 }
 
+TEST(HostTimeTest, AfterEachMoeSyncTheGpuWaitsForTheLaunchesThatFollow) {
+  // Raising the launch cost adds idle after every dropless sync even where the whole
+  // layer's launches stay below its GPU time (the host has no lead after a sync).
+  nlohmann::json config = small_moe();
+  config["system"]["efficiency"] = {{"host", {{"launch_us", 0}}}};
+  const double no_launch = host_s(testing::estimate_ok(config));
+  config["system"]["efficiency"]["host"]["launch_us"] = 8;
+  const double eager = host_s(testing::estimate_ok(config));
+  // At least the first launch after each sync: 26 MoE layers x 8 micro-batches.
+  EXPECT_GE(eager - no_launch, 26 * 8 * 8e-6 * 0.999);
+}
+
 TEST(HostTimeTest, ALaunchBoundStepGetsSlowerWithTheHostCostAndGraphsTakeItAway) {
   // A tiny dense model: each kernel's GPU time is below a 100 us launch.
   nlohmann::json config = nlohmann::json::parse(R"({"model": {"preset": "llama3-8b", "num_layers": 2,

@@ -25,15 +25,21 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
   for (size_t b = 0; b < per_op.size(); ++b) {
     ChunkTime& block = per_block[b];
     HostStretch forward, backward, recompute, weight_pass;
+    // The forward and recompute passes op by op, for the stretches after a host sync.
+    std::vector<HostItem> forward_items, recompute_items;
+    forward_items.reserve(per_op[b].size());
     bool in_graph = false;
     bool recompute_sync = false;
     for (const OpTime& t : per_op[b]) {
       // A captured region costs one graph launch per pass.
-      if (t.captured && !in_graph) {
-        forward.launches += 1.0;
-        backward.launches += 1.0;
-      }
+      const double graph_launch = t.captured && !in_graph ? 1.0 : 0.0;
+      forward.launches += graph_launch;
+      backward.launches += graph_launch;
       in_graph = t.captured;
+      forward_items.push_back({graph_launch + t.launches[0], t.compute_s[0] + t.comm[0].total(), t.host_sync});
+      if (t.recompute_s > 0.0) {
+        recompute_items.push_back({t.recompute_launches, t.recompute_s + t.recompute_comm.total(), t.host_sync});
+      }
       forward.launches += t.launches[0];
       backward.launches += t.launches[1] + t.launches[2];
       weight_pass.launches += t.launches[2];
@@ -77,14 +83,14 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
     weight_pass.gpu_s = block.weight_s + block.weight_comm.total();
     block.weight_free = weight_pass;
     if (forward.syncs > 0.0) {
-      // A block with a host sync (a dropless MoE layer) is a stretch of its own.
-      block.forward_host_s = host_overhead_s(forward, host);
+      // A block with a host sync (a dropless MoE layer) is a stretch of its own, and
+      // the host issues what follows the sync with no lead (time/host_time.h).
+      block.forward_host_s = host_idle_s(forward_items, host);
     } else {
       block.forward_free = forward;
     }
     if (recompute_sync) {
-      recompute.syncs = forward.syncs;
-      block.backward_host_s = host_overhead_s(recompute, host);
+      block.backward_host_s = host_idle_s(recompute_items, host);
       block.backward_free = backward;
     } else {
       block.backward_free = {backward.gpu_s + recompute.gpu_s, backward.launches + recompute.launches, 0.0};

@@ -7,10 +7,15 @@
 // _maybe_dtoh_and_synchronize; the AllGather dispatcher's .cpu() call), so each
 // MoE layer's forward is a stretch of its own, plus the GPU idle of the sync.
 // Sync-free stretches (dense layers, every backward) pool over the whole
-// chunk pass. CUDA graphs replace a captured region's kernel launches by one
+// chunk pass. After a sync the host has no lead: the GPU runs each kernel only
+// once the host has issued it, so the stretch that follows (the dispatch, the
+// experts, the combine) lasts at least as long as the host takes to reach any
+// kernel plus the GPU work from that kernel on (host_idle_s). CUDA graphs replace a captured region's kernel launches by one
 // graph launch (Megatron-LM --cuda-graph-impl, --cuda-graph-modules); the
 // sync regions cannot be captured.
 #pragma once
+
+#include <span>
 
 #include "trainsim/spec.h"
 
@@ -31,5 +36,24 @@ inline double host_overhead_s(const HostStretch& s, const HostSpec& host) {
   const double behind = host_launch_s(s.launches, host) - s.gpu_s;
   return (behind > 0.0 ? behind : 0.0) + s.syncs * host.sync_s;
 }
+
+// One op's share of a pass: the kernels the host launches for it, the GPU time
+// they take, and whether the host waits for the GPU after it.
+struct HostItem {
+  double launches = 0.0;
+  double gpu_s = 0.0;
+  bool sync_after = false;
+};
+
+// GPU idle caused by the host over a pass of items in issue order. Before the
+// first sync the host may have run ahead, so that stretch costs
+// max(0, host - GPU) as above. Each sync costs host.sync_s, and the stretch
+// after it starts with the host at the GPU's side: with a host time h per launch
+// and an op's kernels of equal GPU time g = G_i / m_i, kernel j of op i starts no
+// earlier than it is issued, so the stretch ends no earlier than
+//   max over i of  H_<i + max(h + G_i, m_i h + g) + G_>i
+// (the two ends of op i: its first kernel, or its last when the host is the
+// slower); the idle is that minus the stretch's GPU time.
+double host_idle_s(std::span<const HostItem> items, const HostSpec& host);
 
 }  // namespace trainsim
