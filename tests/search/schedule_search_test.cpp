@@ -93,6 +93,41 @@ TEST(ScheduleSearchTest, EverySchedulesCandidatesAreConfigsWithTheirOwnRules) {
   }
 }
 
+TEST(ScheduleSearchTest, AListedValueIsNeverAppliedWhereItsKeyDoesNotMatter) {
+  // Only a zero-bubble schedule and only activation offload are listed: a pp 1 plan
+  // has no schedule to run (1F1B, the default, stands for "none"), and a pp > 1 plan
+  // cannot offload, so those plans take the keys' defaults instead of being refused.
+  const Json document = Json::parse(R"({"model": {"preset": "llama3-8b", "num_layers": 8},
+      "system": "h100-sxm-80gb", "num_gpus": 8, "global_batch_size": 32, "seq_len": 4096,
+      "constraints": {"micro_batch_size": [1, 2], "pp": [1, 2], "tp": [1, 2], "vpp": 1,
+        "recompute": [{"granularity": "none"}],
+        "pipeline_schedule": ["zero_bubble_h1"], "activation_offload_layers": [2]}})");
+  const schema::SearchRequest request = parse_search(document);
+  const Enumeration all = enumerate_candidates(request.spec);
+  EXPECT_EQ(all.invalid(), 0);
+  for (const auto& [reason, count] : all.invalid_by_reason) ADD_FAILURE() << reason << ": " << count;
+  std::map<int64_t, int> per_pp;
+  CandidateEvaluator evaluator(request.spec, 1e30);
+  for (const Candidate& c : all.candidates) {
+    ++per_pp[c.pp];
+    const Json config = report::candidate_config_json(request, c);
+    const Json& t = config["training"];
+    if (c.pp == 1) {
+      EXPECT_EQ(t.value("pipeline_schedule", std::string("1f1b")), "1f1b") << config;
+      EXPECT_EQ(t.value("activation_offload_layers", 0), 2) << config;
+    } else {
+      EXPECT_EQ(t.value("pipeline_schedule", std::string("1f1b")), "zero_bubble_h1") << config;
+      EXPECT_EQ(t.value("activation_offload_layers", 0), 0) << config;
+    }
+    Config parsed;
+    Issues issues;
+    ASSERT_TRUE(parse_config(config.dump(), parsed, issues)) << config << issues[0].message;
+    EXPECT_EQ(evaluator.exact(c).iteration_s, estimate(parsed).time.iteration_s) << config;
+  }
+  EXPECT_GT(per_pp[1], 0);
+  EXPECT_GT(per_pp[2], 0);
+}
+
 TEST(ScheduleSearchTest, FloorsBoundEveryScheduleMember) {
   int64_t checked = 0;
   std::set<int> measured_schedules;

@@ -107,10 +107,11 @@ Json candidate_config_json(const SearchRequest& request, const Candidate& c) {
   }
   training["recompute"] = recompute;
   training["zero_stage"] = c.zero_stage;
-  // A choice key is written when the search chose it or it is not the config default.
+  // A choice key is written when the search chose it or it is not the config default
+  // (a plan where the key does not matter takes the default, choices.h fixed_choice).
   const auto& dimensions = choice_dimensions();
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    const double value = request.spec.choices[d][static_cast<size_t>(c.choice[d])];
+    const double value = choice_value(request.spec, d, c.choice[d]);
     if (request.spec.choices[d].size() > 1 || value != dimensions[d].get(TrainingSpec{})) {
       training[dimensions[d].key] = schema::choice_value_json(d, value);
     }

@@ -70,17 +70,20 @@ const std::vector<ChoiceDimension>& choice_dimensions() {
 
 #undef TRAINSIM_CHOICE_ACCESS
 
-size_t fixed_choice(const ChoiceDimension& dimension, const std::vector<double>& values) {
+int8_t fixed_choice(const ChoiceDimension& dimension, const std::vector<double>& values) {
   const auto found = std::find(values.begin(), values.end(), dimension.get(TrainingSpec{}));
-  return found == values.end() ? 0 : static_cast<size_t>(found - values.begin());
+  return found == values.end() ? kDefaultChoice : static_cast<int8_t>(found - values.begin());
+}
+
+double choice_value(const SearchSpec& spec, size_t d, int8_t index) {
+  if (index == kDefaultChoice) return choice_dimensions()[d].get(TrainingSpec{});
+  return spec.choices[d][static_cast<size_t>(index)];
 }
 
 void apply_choices(const SearchSpec& spec, const std::array<int8_t, kMaxChoiceDimensions>& choice,
                    TrainingSpec& training) {
   const auto& dimensions = choice_dimensions();
-  for (size_t d = 0; d < dimensions.size(); ++d) {
-    dimensions[d].set(training, spec.choices[d][static_cast<size_t>(choice[d])]);
-  }
+  for (size_t d = 0; d < dimensions.size(); ++d) dimensions[d].set(training, choice_value(spec, d, choice[d]));
 }
 
 }  // namespace trainsim

@@ -43,9 +43,17 @@ struct ChoiceDimension {
 // At most kMaxChoiceDimensions rows.
 const std::vector<ChoiceDimension>& choice_dimensions();
 
+// The index of a plan that takes the key's default whether listed or not.
+inline constexpr int8_t kDefaultChoice = -1;
+
 // The one value tried where the key does not matter: the key's default (no
-// offload, the 1F1B schedule) when listed, else the first; an index into `values`.
-size_t fixed_choice(const ChoiceDimension& dimension, const std::vector<double>& values);
+// offload, the 1F1B schedule), as its index into `values` when listed, else
+// kDefaultChoice. A value the key cannot take there (a zero-bubble schedule at
+// pp 1, offload with pp > 1) is never applied to such a plan.
+int8_t fixed_choice(const ChoiceDimension& dimension, const std::vector<double>& values);
+
+// The value of dimension `d` that a plan's choice index selects.
+double choice_value(const SearchSpec& spec, size_t d, int8_t index);
 
 // Writes the values that a plan's choice indices select into `training`.
 void apply_choices(const SearchSpec& spec, const std::array<int8_t, kMaxChoiceDimensions>& choice,

@@ -207,10 +207,10 @@ std::vector<SubBlock> SearchSpace::sub_blocks(const LayoutClass& c) const {
   };
   const auto& dimensions = choice_dimensions();
   for (size_t d = 0; d < dimensions.size(); ++d) {
-    std::vector<size_t> indices(spec_.choices[d].size());
-    std::iota(indices.begin(), indices.end(), size_t{0});
+    std::vector<int8_t> indices(spec_.choices[d].size());
+    std::iota(indices.begin(), indices.end(), int8_t{0});
     if (!dimensions[d].matters(c.tp, c.cp, c.pp, c.ep)) indices = {fixed_choice(dimensions[d], spec_.choices[d])};
-    expand(indices, [d](SubBlock& b, size_t i) { b.choice[d] = static_cast<int8_t>(i); });
+    expand(indices, [d](SubBlock& b, int8_t i) { b.choice[d] = i; });
   }
   expand(spec_.micro_batch_size,
          [](SubBlock& b, int64_t v) { b.micro_batch_size = static_cast<int32_t>(v); });
