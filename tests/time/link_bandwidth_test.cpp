@@ -150,3 +150,38 @@ TEST(LinkBandwidthTest, AnEstimateSaysWhetherItsLinksAreCalibrated) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// An all-to-all across nodes: a rank sends 1/n of the tensor to each of the n members
+// (its own share stays local) and the share addressed to members on other nodes
+// crosses its NIC, (n - members per node) / n of the tensor, in n - 1 alpha-beta steps
+// (time/collectives.cpp). Expert groups have stride etp (etp-ep-edp order), so an ep 8
+// group over etp 2 has 4 members per 8-GPU node.
+TEST(LinkBandwidthTest, AllToAllAcrossNodesSendsTheShareForOtherNodesOverTheNic) {
+  SystemSpec system = node_system();
+  system.gpus_per_node = 8;
+  system.intra_node = link(450e9, 3e-6, 0.8);
+  system.inter_node = link(50e9, 5e-6, 0.9);
+  const double bytes = 1e9;
+  const auto a2a = [&](int64_t ep, int64_t etp) {
+    ParallelSpec p;
+    p.ep = ep;
+    p.etp = etp;
+    p.dp = ep * etp;  // world = dp: one expert group of ep x etp ranks
+    return collective_time_s(CollectiveKind::kAllToAll, bytes, Group::kEp, p, system, true);
+  };
+  const auto closed_form = [&](double n, double members) {
+    return bytes * (n - members) / n / (50e9 * 0.9) + (n - 1.0) * 5e-6;
+  };
+  EXPECT_NEAR(a2a(16, 1), closed_form(16, 8), 1e-12);  // 2 nodes: half leaves
+  EXPECT_NEAR(a2a(32, 1), closed_form(32, 8), 1e-12);  // 4 nodes: 3/4 leaves
+  EXPECT_NEAR(a2a(8, 2), closed_form(8, 4), 1e-12);    // stride 2: 4 members per node (was free)
+  EXPECT_NEAR(a2a(4, 8), closed_form(4, 1), 1e-12);    // stride 8: one member per node
+  // Inside one node the all-to-all stays on NVLink: (n-1)/n of the tensor.
+  EXPECT_NEAR(a2a(8, 1), bytes * 7.0 / 8.0 / (450e9 * 0.8) + 7.0 * 3e-6, 1e-12);
+}
+
+}  // namespace
+}  // namespace trainsim
