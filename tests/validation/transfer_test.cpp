@@ -229,7 +229,7 @@ TEST(TransferTest, PresetsCarryTheInSampleSustainedFraction) {
   }
 }
 
-// FP8 over BF16 (and over another FP8 recipe) speed-ups of pairs of runs with
+// FP8 over BF16, NVFP4 over FP8 (and over another FP8 recipe) speed-ups of pairs of runs with
 // the same GPU, model and layout: the ratio of measured throughputs against the
 // ratio of predicted ones (presets as they are).
 TEST(TransferTest, LowPrecisionSpeedUpOfPairedRuns) {
@@ -243,6 +243,11 @@ TEST(TransferTest, LowPrecisionSpeedUpOfPairedRuns) {
       {"mbridge25.11-DGX-GB200-LLAMA3_8B-FP8-CS-8gpu", "mbridge25.11-DGX-GB200-llama3-8B-FP8-MX-8gpu"},
       {"mbridge25.11-DGX-GB300-LLAMA3_8B-FP8-CS-8gpu", "mbridge25.11-DGX-GB300-llama3-8B-FP8-MX-8gpu"},
       {"mbridge25.09-DGX-B200-llama3-405B-FP8-CS-128gpu", "mbridge25.09-DGX-B200-llama3-405B-FP8-MX-128gpu"},
+      // NVFP4 against the FP8 run of the same layout (Megatron-Bridge 26.02).
+      {"mbridge26.02-DGX-GB300-llama3-70B-NVFP4-64gpu", "mbridge26.02-DGX-GB300-llama3-70B-FP8-MX-64gpu"},
+      {"mbridge26.02-DGX-GB200-llama3-70B-NVFP4-64gpu", "mbridge26.02-DGX-GB200-llama3-70B-FP8-MX-64gpu"},
+      {"mbridge26.02-DGX-GB300-llama3-405B-NVFP4-256gpu", "mbridge26.02-DGX-GB300-llama3-405B-FP8-CS-256gpu"},
+      {"mbridge26.02-DGX-GB200-llama3-405B-NVFP4-256gpu", "mbridge26.02-DGX-GB200-llama3-405B-FP8-MX-256gpu"},
   };
   std::map<std::string, const PublishedCase*> by_id;
   for (const PublishedCase& c : validation::published_cases()) by_id[c.id] = &c;
