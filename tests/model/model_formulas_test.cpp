@@ -41,6 +41,7 @@ const ParamCase kParams[] = {
     {"mixtral-8x7b", 46.70e9, 0.002, "Mistral AI: 46.7B total, 12.9B active"},
     {"deepseek-v3", 671.0e9, 0.002, "DeepSeek-V3 report: 671B total (without MTP)", 0},
     {"qwen3-235b-a22b", 235.0e9, 0.005, "Qwen3 technical report: 235B total, 22B active"},
+    {"qwen3-30b-a3b", 30.5e9, 0.005, "Qwen3-30B-A3B model card: 30.5B total, 3.3B activated"},
     {"gpt-oss-120b", 116.83e9, 0.001, "gpt-oss model card, Table 1: 116.83B total"},
     {"megatron-1t", 1008.0e9, 0.002, "Narayanan et al. 2021, Table 1: 1008B"},
     // Frontier presets; published counts are rounded, the tolerance covers the rounding.
