@@ -55,6 +55,13 @@ double bus_bandwidth(CollectiveKind kind, const LinkSpec& link) {
   return link.bandwidth_bytes_per_s * (m.efficiency > 0.0 ? m.efficiency : link.efficiency);
 }
 
+// Members of a group that share one node: a group with stride s has per_node / s of its
+// n members in each node it spans (one when s fills a node or more).
+double members_per_node(const GroupGeometry& geometry, double n, double per_node) {
+  const auto stride = static_cast<double>(geometry.stride);
+  return stride >= per_node ? 1.0 : std::min(n, per_node / stride);
+}
+
 // All-reduce, all-gather and reduce-scatter are priced as NCCL's tuner picks them
 // (time/nccl_tuning.h); all-to-all (grouped send/recv, outside the tuner) and p2p
 // keep the alpha-beta form.
@@ -201,7 +208,7 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
     // members' NICs in a node and the intra-node hops between them (below).
     const auto per_node = static_cast<double>(system.gpus_per_node);
     const double stride = static_cast<double>(geometry.stride);
-    const double members = stride >= per_node ? 1.0 : std::min(n, per_node / stride);
+    const double members = members_per_node(geometry, n, per_node);
     double bus = bus_bandwidth(kind, link) * members;
     const LinkSpec& inside =
         members <= 1.0 ? system.intra_node : select_link(system, static_cast<int64_t>(members * stride));
@@ -214,12 +221,11 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
     const auto per_node = static_cast<double>(system.gpus_per_node);
     if (kind == CollectiveKind::kAllToAll) {
       // Only the share addressed to other nodes crosses the NICs: a rank sends 1/n of
-      // the tensor to every member (itself included), and the members in its own node
-      // are per_node / stride of them (a group with stride s, e.g. ep over tp 2, has
-      // fewer members per node and so more of its traffic on the NICs: 28 of 32 for
-      // ep 32 over tp 2 on 8-GPU nodes, not 3/4 of 31/32).
-      const double stride = static_cast<double>(geometry.stride);
-      const double members = stride >= per_node ? 1.0 : std::min(n, std::floor(per_node / stride));
+      // the tensor to every member (itself included), and the whole members in its own
+      // node stay local (a group with stride s, e.g. ep over etp 2, has fewer members per
+      // node and so more of its traffic on the NICs: 24 of 32 for ep 32 over etp 1 on
+      // 8-GPU nodes, not 3/4 of 31/32).
+      const double members = std::floor(members_per_node(geometry, n, per_node));
       sent = bytes * std::max(0.0, n - members) / n;
     } else if (kind != CollectiveKind::kP2p) {
       // A ring crossing nodes uses the NICs of all its members inside a node
@@ -230,7 +236,7 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
       // PCIe box with a NIC per GPU: four members' NICs carry 100 GB/s, the
       // PCIe hops between them 32 GB/s).
       const double stride = static_cast<double>(geometry.stride);
-      const double members = stride >= per_node ? 1.0 : std::min(n, per_node / stride);
+      const double members = members_per_node(geometry, n, per_node);
       const double across_s = link_time_s(kind, sent, ring.steps, link, bandwidth * members);
       if (members <= 1.0) return across_s;
       const LinkSpec& inside = select_link(system, static_cast<int64_t>(members * stride));
