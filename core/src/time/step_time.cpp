@@ -275,7 +275,11 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     const double busy = b.forward_s + b.backward_s + b.recompute_s + b.host_overhead_s + b.tp_comm_exposed_s +
                         b.cp_comm_exposed_s + b.ep_comm_exposed_s + b.activation_offload_exposed_s +
                         dp_in_pipeline_s[s];
-    const double idle = std::max(0.0, pipeline.makespan_s - busy);
+    // The makespan and the busy parts are summed in different orders: a difference within
+    // rounding of the makespan is no idle time (it made the bubble 0 or 1e-15 s for the same
+    // plan, depending on how the config's numbers were written).
+    const double gap = pipeline.makespan_s - busy;
+    const double idle = gap > 1e-12 * pipeline.makespan_s ? gap : 0.0;
     b.pp_comm_exposed_s = std::min(idle, pipeline.p2p_s[s]);
     b.bubble_s = idle - b.pp_comm_exposed_s;
     b.straggler_s = (ratio - 1.0) * pipeline.makespan_s;
