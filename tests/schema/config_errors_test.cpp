@@ -203,6 +203,11 @@ const BadInputCase kCases[] = {
          "recompute": {"granularity": "selective", "modules": ["shared_experts"]}}})",
      "/training/recompute/modules",
      "\"shared_experts\" cannot be recomputed with moe_shared_expert_overlap (Megatron-LM)"},
+    {"dp_bandwidth_table_overflows",  // fuzz: 1e300 GB/s became inf bytes/s in the echoed config
+     R"({"system": {"intra_node_tiers": [{"bandwidth_gb_per_s": 50, "latency_us": 2, "max_group_size": 2,
+         "dp_all_gather_gb_per_s": {"2": 1e300}}]}})",
+     "/system/intra_node_tiers/0/dp_all_gather_gb_per_s/2",
+     "expected a number from 1e-06 to 1e7 (GB/s), got number 1e+300"},
 };
 
 void PrintTo(const BadInputCase& c, std::ostream* out) { *out << c.name; }

@@ -139,6 +139,8 @@ const BadSearchCase kSearchCases[] = {
      "unknown key; expected one of \"bound\", \"classes\", \"limit\", \"offset\", \"plan\""},
     {"page_bound_front_pair", R"({"page": {"classes": [0], "bound": {"front": [[1]]}}})",
      "/page/bound/front/0", "expected [peak_bytes, iteration_s], got array"},
+    {"page_bound_front_overflow", R"({"page": {"classes": [0], "bound": {"front": [[1, 1e31]]}}})",
+     "/page/bound/front/0/1", "expected a number from 0 to 1e30, got number 1e+31"},
     {"page_bound_top_metrics", R"({"page": {"classes": [0], "bound": {"top": [{"peak_bytes": 1}]}}})",
      "/page/bound/top/0/iteration_s", "missing required key"},
     {"too_many_combinations", R"({"model": "deepseek-v3", "num_gpus": {"min": 1024, "max": 4096, "step": 8}})",

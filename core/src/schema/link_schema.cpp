@@ -80,8 +80,10 @@ Field<LinkSpec> bandwidth_table_row(const char* key, std::map<int64_t, double> L
       }
       if (group == 0) {
         r.issues().push_back({item, "expected a group size (integer >= 2) as key"});
-      } else if (!bandwidth.is_number() || bandwidth.get<double>() < kMinRate) {
-        r.issues().push_back({item, "expected a number of at least 1e-06, got " + describe_json_value(bandwidth)});
+      } else if (!bandwidth.is_number() || !(bandwidth.get<double>() >= kMinRate) ||
+                 bandwidth.get<double>() > kMaxGbPerS) {
+        r.issues().push_back(
+            {item, "expected a number from 1e-06 to 1e7 (GB/s), got " + describe_json_value(bandwidth)});
       } else {
         (link.*member)[group] = bandwidth.get<double>() * kGB;
       }

@@ -194,8 +194,8 @@ void read_bound(const Json& value, const std::string& path, SearchBound& bound, 
   ObjectReader r(value, path, issues);
   if (!r.ok()) return;
   auto number = [&](const Json& item, const std::string& at) {
-    if (!item.is_number() || item.get<double>() < 0.0) {
-      issues.push_back({at, "expected a non-negative number, got " + describe_json_value(item)});
+    if (!item.is_number() || !(item.get<double>() >= 0.0) || item.get<double>() > 1e30) {
+      issues.push_back({at, "expected a number from 0 to 1e30, got " + describe_json_value(item)});
       return 0.0;
     }
     return item.get<double>();
