@@ -210,8 +210,9 @@ struct OverlapSpec {
 };
 
 // Megatron --moe-token-dispatcher-type: alltoall sends each (token, expert) copy;
-// flex (DeepEP / HybridEP) sends a token once per destination node over the
-// inter-node fabric and fans it out over NVLink there.
+// flex (DeepEP / HybridEP) sends a token once per destination rank, and across
+// nodes once per destination node over the inter-node fabric, fanning it out over
+// NVLink there.
 enum class MoeDispatcher { kAllToAll, kFlex };
 // Megatron --moe-router-load-balancing-type (the auxiliary losses it computes).
 enum class MoeLoadBalancing { kAuxLoss, kSeqAuxLoss, kGlobalAuxLoss, kNone };

@@ -314,7 +314,7 @@ const Table<TrainingInput>& training_table() {
       F::choice("moe_token_dispatcher", TRAINSIM_AT(spec.moe.dispatcher), moe_dispatcher_names(),
                 {"", "MoE dispatcher",
                  "Megatron-LM --moe-token-dispatcher-type: alltoall sends each (token, expert) copy; flex "
-                 "(DeepEP / HybridEP) crosses the inter-node fabric once per destination node"}),
+                 "(DeepEP / HybridEP) sends a token once per destination rank, once per destination node across nodes"}),
       F::integer("moe_flex_dispatcher_num_sms", TRAINSIM_AT(spec.moe.flex_dispatcher_num_sms), kDefault, 1, kMaxSms,
                  {"", "Flex dispatcher SMs",
                   "moe_token_dispatcher \"flex\" only: SMs its dispatch and combine kernels hold, which the "

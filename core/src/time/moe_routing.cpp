@@ -47,13 +47,15 @@ int64_t ep_nodes(const Config& config) {
   return span > per_node ? (span + per_node - 1) / per_node : 1;
 }
 
-double routed_inter_node_scale(const Config& config, int64_t nodes) {
-  if (!config.model.moe || nodes <= 1 ||
-      config.training.moe.dispatcher != MoeDispatcher::kFlex) {
-    return 1.0;
-  }
+double routed_all_to_all_scale(const Config& config, int64_t nodes) {
+  if (!config.model.moe || config.training.moe.dispatcher != MoeDispatcher::kFlex) return 1.0;
   const MoeSpec& moe = *config.model.moe;
-  return std::min(1.0, distinct_nodes_per_token(moe, nodes) / d(moe.top_k));
+  // Across nodes the NICs carry one copy per destination node; inside one NVLink
+  // domain one copy per destination rank (experts spread evenly over the ep ranks,
+  // so ranks are bins like nodes in distinct_nodes_per_token).
+  const int64_t bins = nodes > 1 ? nodes : config.training.parallel.ep;
+  if (bins <= 1) return 1.0;
+  return std::min(1.0, distinct_nodes_per_token(moe, bins) / d(moe.top_k));
 }
 
 }  // namespace trainsim

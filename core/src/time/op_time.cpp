@@ -169,9 +169,9 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
       if (!t.captured) t.launches[static_cast<size_t>(call.pass)] += 1.0;
       continue;
     }
-    // A routed all-to-all's inter-node share follows the dispatcher and routing (W4).
+    // A routed all-to-all's bytes follow the dispatcher and routing (W4).
     const double bytes =
-        call.routed ? call.bytes * routed_inter_node_scale(config, ep_nodes(config)) : call.bytes;
+        call.routed ? call.bytes * routed_all_to_all_scale(config, ep_nodes(config)) : call.bytes;
     const double seconds = collective_time_s(collective_kind(call.collective), bytes,
                                              comm_group(call.group), config.training.parallel,
                                              system, config.training.nccl_nvls);
