@@ -229,6 +229,14 @@ TEST(TransferTest, PresetsCarryTheInSampleSustainedFraction) {
   }
 }
 
+// The published case with this id, or nullptr.
+const PublishedCase* case_with_id(const std::string& id) {
+  for (const PublishedCase& c : validation::published_cases()) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
 // FP8 over BF16, NVFP4 over FP8 (and over another FP8 recipe) speed-ups of pairs of runs with
 // the same GPU, model and layout: the ratio of measured throughputs against the
 // ratio of predicted ones (presets as they are).
@@ -249,13 +257,13 @@ TEST(TransferTest, LowPrecisionSpeedUpOfPairedRuns) {
       {"mbridge26.02-DGX-GB300-llama3-405B-NVFP4-256gpu", "mbridge26.02-DGX-GB300-llama3-405B-FP8-CS-256gpu"},
       {"mbridge26.02-DGX-GB200-llama3-405B-NVFP4-256gpu", "mbridge26.02-DGX-GB200-llama3-405B-FP8-MX-256gpu"},
   };
-  std::map<std::string, const PublishedCase*> by_id;
-  for (const PublishedCase& c : validation::published_cases()) by_id[c.id] = &c;
   std::vector<double> errors;
   for (const Pair& p : pairs) {
-    ASSERT_TRUE(by_id.count(p.faster) && by_id.count(p.slower)) << p.faster << " / " << p.slower;
-    const Outcome fast = validation::evaluate(*by_id[p.faster]);
-    const Outcome slow = validation::evaluate(*by_id[p.slower]);
+    const PublishedCase* faster = case_with_id(p.faster);
+    const PublishedCase* slower = case_with_id(p.slower);
+    ASSERT_TRUE(faster != nullptr && slower != nullptr) << p.faster << " / " << p.slower;
+    const Outcome fast = validation::evaluate(*faster);
+    const Outcome slow = validation::evaluate(*slower);
     ASSERT_TRUE(fast.error.empty() && slow.error.empty()) << fast.error << slow.error;
     const double measured = fast.measured / slow.measured;    // tokens/s ratio
     const double predicted = fast.predicted / slow.predicted;
@@ -273,11 +281,11 @@ TEST(TransferTest, LowPrecisionSpeedUpOfPairedRuns) {
 TEST(TransferTest, ExpertParallelOverlapSpeedUpOfPairedRuns) {
   const char* on = "mbridge-pr5094-H100-qwen3-30B-A3B-BF16-16gpu-ep-overlap-on";
   const char* off = "mbridge-pr5094-H100-qwen3-30B-A3B-BF16-16gpu-ep-overlap-off";
-  std::map<std::string, const PublishedCase*> by_id;
-  for (const PublishedCase& c : validation::published_cases()) by_id[c.id] = &c;
-  ASSERT_TRUE(by_id.count(on) && by_id.count(off));
-  const Outcome fast = validation::evaluate(*by_id[on]);
-  const Outcome slow = validation::evaluate(*by_id[off]);
+  const PublishedCase* with = case_with_id(on);
+  const PublishedCase* without = case_with_id(off);
+  ASSERT_TRUE(with != nullptr && without != nullptr) << on << " / " << off;
+  const Outcome fast = validation::evaluate(*with);
+  const Outcome slow = validation::evaluate(*without);
   ASSERT_TRUE(fast.error.empty() && slow.error.empty()) << fast.error << slow.error;
   ASSERT_TRUE(fast.time_like && slow.time_like);  // both measured as step times
   const double measured = slow.measured / fast.measured;
