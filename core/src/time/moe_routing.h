@@ -1,7 +1,8 @@
 // How many bytes an expert all-to-all moves, and how much of it crosses nodes.
-// collectives.cpp prices an all-to-all over nodes with the uniform share (N - 1) / N of its bytes on the
-// inter-node fabric, right for Megatron's alltoall dispatcher, which sends each
-// of a token's k copies separately whatever the routing. The flex dispatcher
+// collectives.cpp prices an all-to-all over nodes with the uniform share
+// (N - 1) / N of its bytes on the inter-node fabric, right for Megatron's alltoall
+// dispatcher, which sends each of a token's k copies separately whatever the
+// routing. The flex dispatcher
 // (DeepEP, deepseek-ai/DeepEP README "internode" kernels; DeepSeek-V3 report
 // arXiv:2412.19437 section 3.2.2) sends a token once to each destination node
 // over InfiniBand and fans it out over NVLink there (inside one NVLink domain,
