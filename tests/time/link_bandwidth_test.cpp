@@ -107,6 +107,37 @@ TEST(LinkBandwidthTest, PcieAllReduceBusBandwidthDependsOnTheGroupSize) {
   EXPECT_GT(bus8, 0.40 * 32e9);
 }
 
+// The A100-PCIe preset's measured data-parallel bandwidths (SimuMax dp_fixed_bw) price
+// a DP group that spans the host bridge with every other DP group of the box at once:
+// tp 4 x dp 2 (pairs {0,4}..{3,7}) reduce-scatters at 4.19 GB/s per rank, tp 2 x dp 4
+// at 7.52; a dp 4 group inside one half (tp 1, pp 2: {0,1,2,3}) keeps the 4-GPU tier,
+// and a group across nodes is no faster inside each node.
+TEST(LinkBandwidthTest, PcieDataParallelGroupsAcrossTheHostBridgeShareIt) {
+  nlohmann::json document = testing::base_config();
+  document["system"] = {{"preset", "a100-pcie-80gb"}, {"num_gpus", 8}};
+  const auto per_rank_of = [&](int64_t tp, int64_t pp, int64_t gpus = 8) {
+    nlohmann::json d = document;
+    d["system"]["num_gpus"] = gpus;
+    d["training"]["tp"] = tp;
+    d["training"]["pp"] = pp;
+    const Config config = testing::parse_ok(d);
+    const ParallelSpec& p = config.training.parallel;
+    const double bytes = 1e9, n = static_cast<double>(p.dp);
+    return bytes * (n - 1.0) / n /
+           collective_time_s(CollectiveKind::kReduceScatter, bytes, Group::kDp, p, config.system,
+                             config.training.nccl_nvls);
+  };
+  EXPECT_NEAR(per_rank_of(4, 1), 4.1876e9, 1e6);
+  EXPECT_NEAR(per_rank_of(2, 1), 7.5162e9, 1e6);
+  const double inside = per_rank_of(1, 2);  // 4-GPU tier: ~0.69 of 32 GB/s
+  EXPECT_GT(inside, 0.6 * 32e9);
+  EXPECT_LT(inside, 0.7 * 32e9);
+  // Two nodes, tp 4 x dp 4: each group ({0,4,8,12}) has two members per node whose hop
+  // crosses the bridge beside the other three groups' (no faster than the pair figure),
+  // however fast the NICs.
+  EXPECT_LE(per_rank_of(4, 1, 16), 4.1876e9 * (1 + 1e-9));
+}
+
 std::string kind_of_figure(const nlohmann::json& result, const std::string& figure) {
   for (const auto& f : result["calibration"]["figures"]) {
     if (f["figure"] == figure) return f["kind"];

@@ -43,11 +43,6 @@ constexpr double kKnownDeviationBound = 0.75;
 const char* known_deviation(const PublishedCase& c) {
   // A case whose data file states its deviation and the reason (published_runs_frontier.json).
   if (!c.known_deviation.empty()) return c.known_deviation.c_str();
-  if (c.source == "simumax-a100-pcie-real") {
-    return "A100 PCIe runs predicted up to 42% too fast: the step times are derived from SimuMax's "
-           "predictions and its published relative errors, on a 300 W PCIe card whose sustained "
-           "clocks and PCIe-switch collectives no microbenchmark of this GPU calibrates";
-  }
   if (c.gpu == "b200-sxm-180gb" && c.id.find("235B") != std::string::npos) {
     return "Qwen3-235B on 8-GPU B200 nodes predicted 30-60% too fast: SimuMax's B200 grouped-GEMM "
            "table calibrates the expert GEMMs (bf16, about 0.7 of the dense level at 256 rows per "

@@ -62,6 +62,17 @@ double members_per_node(const GroupGeometry& geometry, double n, double per_node
   return stride >= per_node ? 1.0 : std::min(n, per_node / stride);
 }
 
+// A link's measured bandwidth per rank for a data-parallel all-gather / reduce-scatter
+// of `size` ranks run beside every other DP group of the node (SimuMax's dp_fixed_bw on
+// PCIe boxes; the bytes each rank sends / time), or 0 where none is measured.
+double dp_table_bytes_per_s(CollectiveKind kind, const LinkSpec& link, int64_t size) {
+  if (kind != CollectiveKind::kAllGather && kind != CollectiveKind::kReduceScatter) return 0.0;
+  const auto& table = kind == CollectiveKind::kAllGather ? link.dp_all_gather_bytes_per_s
+                                                         : link.dp_reduce_scatter_bytes_per_s;
+  const auto it = table.find(size);
+  return it == table.end() ? 0.0 : it->second;
+}
+
 // All-reduce, all-gather and reduce-scatter are priced as NCCL's tuner picks them
 // (time/nccl_tuning.h); all-to-all (grouped send/recv, outside the tuner) and p2p
 // keep the alpha-beta form.
@@ -190,14 +201,8 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
   const RingCost ring = ring_cost(kind, n);
   double sent = bytes * ring.data_factor;
   if (group == Group::kDp && !inter) {
-    // Measured fixed bandwidth of data-parallel collectives (PCIe boxes).
-    const auto& table = kind == CollectiveKind::kAllGather     ? link.dp_all_gather_bytes_per_s
-                        : kind == CollectiveKind::kReduceScatter ? link.dp_reduce_scatter_bytes_per_s
-                                                                 : link.dp_all_gather_bytes_per_s;
-    if (kind != CollectiveKind::kAllReduce) {
-      const auto it = table.find(geometry.size);
-      if (it != table.end()) return sent / it->second;
-    }
+    const double measured_dp = dp_table_bytes_per_s(kind, link, geometry.size);
+    if (measured_dp > 0.0) return sent / measured_dp;
   }
   double bandwidth = link.bandwidth_bytes_per_s;
   if (tuned(kind) && !measured(kind, link)) {
@@ -213,6 +218,14 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
     const LinkSpec& inside =
         members <= 1.0 ? system.intra_node : select_link(system, static_cast<int64_t>(members * stride));
     if (members > 1.0) bus = std::min(bus, bus_bandwidth(kind, inside));
+    // The hops between a data-parallel group's members in one node run beside every
+    // other DP group's (all DP groups reduce at once): a measured DP figure of the
+    // node's link for that many members bounds them too (the PCIe host bridge).
+    const double measured_dp =
+        group == Group::kDp && members > 1.0
+            ? dp_table_bytes_per_s(kind, inside, static_cast<int64_t>(std::llround(members)))
+            : 0.0;
+    if (measured_dp > 0.0) bus = std::min(bus, measured_dp);
     const auto nodes = static_cast<int64_t>(std::llround(n / members));
     const NcclCollective c = nccl_call(kind, bytes, geometry.size, nodes, bus, system);
     return nccl_fastest(c).time_s;
