@@ -138,6 +138,23 @@ TEST(LinkBandwidthTest, PcieDataParallelGroupsAcrossTheHostBridgeShareIt) {
   EXPECT_LE(per_rank_of(4, 1, 16), 4.1876e9 * (1 + 1e-9));
 }
 
+// The same bound where the network's collective is measured (priced alpha-beta, not
+// by NCCL's tuner): the DP group's hops inside each node stay at the node's DP figure.
+TEST(LinkBandwidthTest, MeasuredNetworkCollectiveKeepsTheNodesDataParallelBound) {
+  SystemSpec system;
+  system.gpus_per_node = 8;
+  system.intra_node = link(32e9, 0.0, 1.0);
+  system.intra_node.dp_reduce_scatter_bytes_per_s[2] = 4e9;
+  system.inter_node = link(25e9, 0.0, 1.0);
+  system.inter_node.collectives[static_cast<size_t>(CollectiveKind::kReduceScatter)].efficiency = 0.9;
+  ParallelSpec p;
+  p.tp = 4;
+  p.dp = 4;  // 16 GPUs: DP groups {0,4,8,12}.., two members per node
+  const double bytes = 1e9, sent = bytes * 3.0 / 4.0;
+  const double t = collective_time_s(CollectiveKind::kReduceScatter, bytes, Group::kDp, p, system, true);
+  EXPECT_NEAR(t, sent / 4e9, 1e-12);  // the NICs (2 x 22.5 GB/s) and PCIe (32) are faster
+}
+
 std::string kind_of_figure(const nlohmann::json& result, const std::string& figure) {
   for (const auto& f : result["calibration"]["figures"]) {
     if (f["figure"] == figure) return f["kind"];

@@ -73,6 +73,15 @@ double dp_table_bytes_per_s(CollectiveKind kind, const LinkSpec& link, int64_t s
   return it == table.end() ? 0.0 : it->second;
 }
 
+// A group across nodes: the hops between a data-parallel group's `members` ranks inside
+// one node run beside every other DP group's (all DP groups reduce at once), so the
+// node link's measured DP figure for that many ranks bounds them (the PCIe host
+// bridge); 0 where none is measured or the group is not data-parallel.
+double dp_hops_bytes_per_s(CollectiveKind kind, Group group, const LinkSpec& inside, double members) {
+  if (group != Group::kDp || members <= 1.0) return 0.0;
+  return dp_table_bytes_per_s(kind, inside, static_cast<int64_t>(std::llround(members)));
+}
+
 // All-reduce, all-gather and reduce-scatter are priced as NCCL's tuner picks them
 // (time/nccl_tuning.h); all-to-all (grouped send/recv, outside the tuner) and p2p
 // keep the alpha-beta form.
@@ -218,13 +227,7 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
     const LinkSpec& inside =
         members <= 1.0 ? system.intra_node : select_link(system, static_cast<int64_t>(members * stride));
     if (members > 1.0) bus = std::min(bus, bus_bandwidth(kind, inside));
-    // The hops between a data-parallel group's members in one node run beside every
-    // other DP group's (all DP groups reduce at once): a measured DP figure of the
-    // node's link for that many members bounds them too (the PCIe host bridge).
-    const double measured_dp =
-        group == Group::kDp && members > 1.0
-            ? dp_table_bytes_per_s(kind, inside, static_cast<int64_t>(std::llround(members)))
-            : 0.0;
+    const double measured_dp = dp_hops_bytes_per_s(kind, group, inside, members);
     if (measured_dp > 0.0) bus = std::min(bus, measured_dp);
     const auto nodes = static_cast<int64_t>(std::llround(n / members));
     const NcclCollective c = nccl_call(kind, bytes, geometry.size, nodes, bus, system);
@@ -253,8 +256,10 @@ double collective_time_s(CollectiveKind kind, double bytes, Group group, const P
       const double across_s = link_time_s(kind, sent, ring.steps, link, bandwidth * members);
       if (members <= 1.0) return across_s;
       const LinkSpec& inside = select_link(system, static_cast<int64_t>(members * stride));
-      return std::max(across_s,
-                      link_time_s(kind, sent, ring.steps, inside, inside.bandwidth_bytes_per_s));
+      double inside_s = link_time_s(kind, sent, ring.steps, inside, inside.bandwidth_bytes_per_s);
+      const double measured_dp = dp_hops_bytes_per_s(kind, group, inside, members);
+      if (measured_dp > 0.0) inside_s = std::max(inside_s, sent / measured_dp);
+      return std::max(across_s, inside_s);
     }
   }
   return link_time_s(kind, sent, ring.steps, link, bandwidth);
