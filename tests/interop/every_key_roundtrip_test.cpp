@@ -87,6 +87,8 @@ const KeyCase kCases[] = {
                                     "num_layers": 2, "keep_tail_outputs": true}}})"},
     {"training.flash_attention", "dense", R"({"training": {"flash_attention": false}})"},
     {"training.fused_cross_entropy", "dense", R"({"training": {"fused_cross_entropy": true}})"},
+    {"training.scatter_gather_tensors_in_pipeline", "dense",
+     R"({"training": {"scatter_gather_tensors_in_pipeline": true}})"},
     {"training.fused_norm", "dense", R"({"training": {"fused_norm": false}})"},
     {"training.fused_swiglu", "dense", R"({"training": {"fused_swiglu": false}})"},
     {"training.overlap_grad_reduce", "dense", R"({"training": {"overlap_grad_reduce": true}})"},

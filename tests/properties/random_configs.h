@@ -151,6 +151,8 @@ inline json random_config(uint64_t seed) {
     default:
       break;
   }
+  // Drawn last, so the draws above (and the cases they found) stay as they were.
+  if (pp > 1 && tp > 1 && r.coin(0.3)) training["scatter_gather_tensors_in_pipeline"] = true;
   json system = {{"preset", kSystems[seed % std::size(kSystems)]}, {"num_gpus", tp * pp * cp * dp}};
   // A100s have no fp8 tensor cores: fp8 there is an error, not a config to test.
   if (std::string(kSystems[seed % std::size(kSystems)]).rfind("a100", 0) == 0 &&

@@ -318,6 +318,9 @@ def build(c, survey):
         # optimizer, no sequence parallelism (2021), fused softmax attention (no flash).
         t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False,
                   "recompute": {"granularity": "full", "method": "uniform", "num_layers": 1}})
+        # Section 4.1 of the paper: stage-boundary tensors split over the TP ranks and
+        # all-gathered on receipt (Megatron-LM's default from 2021-02-16, 72e4230).
+        t["scatter_gather_tensors_in_pipeline"] = True
         if p.get("ddp_impl") == "torch":
             t["overlap_grad_reduce"] = True  # torch DDP overlaps its bucketed all-reduce
         if key == "narayanan21-t2":
@@ -329,6 +332,9 @@ def build(c, survey):
     elif key == "korthikanti22-t5":
         selective = "selective" in c["id"] or "selective" in str(tr.get("recompute"))
         t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
+        # Megatron-LM of 2022 (before Megatron-Core, 2023-03) split stage-boundary tensors over
+        # the TP ranks when sequence parallelism is off (megatron/p2p_communication.py).
+        t["scatter_gather_tensors_in_pipeline"] = True
         if selective:
             t["sequence_parallel"] = True
             t["recompute"] = {"granularity": "selective", "modules": ["core_attn"]}
@@ -340,6 +346,7 @@ def build(c, survey):
     elif key == "korthikanti22-t4":
         name = c["id"]
         t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
+        t["scatter_gather_tensors_in_pipeline"] = True  # Megatron-LM of 2022, as Table 5
         if "sequence" in name:
             t["sequence_parallel"] = True
         if "full-recompute" in name:

@@ -67,6 +67,7 @@ export const TRAINING_LAYOUT = [
   { key: 'fp8_param_gather', url: 'f8p', group: 'batch' },
   { key: 'tp', url: 'tp', group: 'parallel' },
   { key: 'sequence_parallel', url: 'sp', group: 'parallel' },
+  { key: 'scatter_gather_tensors_in_pipeline', url: 'sgp', group: 'parallel' },
   { key: 'pp', url: 'pp', group: 'parallel' },
   { key: 'vpp', url: 'vpp', group: 'parallel' },
   { key: 'num_layers_in_first_stage', url: 'l1', group: 'parallel' },

@@ -167,6 +167,12 @@ struct ParallelSpec {
   int64_t etp = 1;
   int64_t vpp = 1;  ///< virtual pipeline chunks per stage (interleaved 1F1B)
   bool sequence_parallel = false;
+  /// Megatron-LM's scatter/gather of stage-boundary tensors (Narayanan et al. 2021, section
+  /// 4.1; megatron/p2p_communication.py from 2021-02 until Megatron-Core took over pipeline
+  /// communication in 2023-03): without sequence parallelism each tensor-parallel rank sends
+  /// 1/tp of the activation and the receiver all-gathers it over the TP group. Megatron-Core
+  /// sends the whole tensor from every rank (false).
+  bool scatter_gather_tensors_in_pipeline = false;
   std::optional<int64_t> num_layers_in_first_stage;
   std::optional<int64_t> num_layers_in_last_stage;
   bool account_for_embedding_in_pipeline_split = false;  ///< the embedding counts as a layer

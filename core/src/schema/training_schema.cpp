@@ -239,6 +239,12 @@ const Table<TrainingInput>& training_table() {
       }),
       F::boolean("sequence_parallel", TRAINSIM_AT(spec.parallel.sequence_parallel),
                  {"", "Sequence parallel", "Megatron-LM --sequence-parallel"}),
+      F::boolean("scatter_gather_tensors_in_pipeline", TRAINSIM_AT(spec.parallel.scatter_gather_tensors_in_pipeline),
+                 {"", "Split pipeline sends",
+                  "Megatron-LM 2021-2022 (before Megatron-Core, Narayanan et al. 2021 section 4.1): "
+                  "without sequence_parallel each tensor-parallel rank sends 1/tp of the stage-boundary "
+                  "activation and the receiver all-gathers it over the TP group; Megatron-Core sends the "
+                  "whole tensor from every rank (false)"}),
       F::integer("num_layers_in_first_stage", TRAINSIM_AT(spec.parallel.num_layers_in_first_stage), kOptional, 0,
                  kMaxLayers, {"layers", "First-stage layers", "layers of the first pipeline stage (--decoder-first-pipeline-num-layers)"}),
       F::integer("num_layers_in_last_stage", TRAINSIM_AT(spec.parallel.num_layers_in_last_stage), kOptional, 0,

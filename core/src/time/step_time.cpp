@@ -18,23 +18,6 @@ namespace {
 
 double d(int64_t value) { return static_cast<double>(value); }
 
-// Activations (or their gradients) crossing a stage boundary: [b, s/cp(/tp under
-// SP), h] bf16. boundary[s] is the transfer between stage s and s + 1 (the last
-// entry wraps to stage 0, used by the interleaved schedule).
-std::vector<double> boundary_p2p_s(const Config& config) {
-  const TrainingSpec& t = config.training;
-  const ParallelSpec& p = t.parallel;
-  std::vector<double> boundary(static_cast<size_t>(p.pp), 0.0);
-  if (p.pp == 1) return boundary;
-  double bytes = d(t.micro_batch_size) * d(t.seq_len) * d(config.model.hidden_size) * 2.0 / d(p.cp);
-  if (p.sequence_parallel) bytes /= d(p.tp);
-  for (int64_t s = 0; s < p.pp; ++s) {
-    const bool inter = pipeline_boundary_crosses_nodes(s, p.pp, config.system.num_gpus,
-                                                       config.system.gpus_per_node);
-    boundary[static_cast<size_t>(s)] = p2p_time_s(bytes, inter, config.system);
-  }
-  return boundary;
-}
 
 // SimuMax's empirical straggler model (perf_llm.py): slowdown grows with the
 // number of nodes a data-parallel group spans.
@@ -172,6 +155,35 @@ void fill_throughput(const Config& config, const std::vector<double>& stage_flop
 
 }  // namespace
 
+// Activations (or their gradients) crossing a stage boundary: [b, s/cp(/tp under
+// SP), h] bf16. boundary[s] is the transfer between stage s and s + 1 (the last
+// entry wraps to stage 0, used by the interleaved schedule). Under Megatron-LM's
+// scatter/gather (Narayanan et al. 2021, section 4.1; megatron/p2p_communication.py
+// 2021-02 to 2023-03, only without SP and when the tensor divides by tp) each TP rank
+// sends its 1/tp slice and the receiver all-gathers the slices over the TP group
+// before it can start (gather_split_1d_tensor, on the critical path).
+std::vector<double> pipeline_boundary_p2p_s(const Config& config) {
+  const TrainingSpec& t = config.training;
+  const ParallelSpec& p = t.parallel;
+  std::vector<double> boundary(static_cast<size_t>(p.pp), 0.0);
+  if (p.pp == 1) return boundary;
+  const int64_t elements = t.micro_batch_size * (t.seq_len / p.cp) * config.model.hidden_size;
+  double bytes = d(t.micro_batch_size) * d(t.seq_len) * d(config.model.hidden_size) * 2.0 / d(p.cp);
+  double gather_s = 0.0;
+  if (p.sequence_parallel) {
+    bytes /= d(p.tp);
+  } else if (p.scatter_gather_tensors_in_pipeline && p.tp > 1 && elements % p.tp == 0) {
+    gather_s = collective_time_s(CollectiveKind::kAllGather, bytes, Group::kTp, p, config.system, false);
+    bytes /= d(p.tp);
+  }
+  for (int64_t s = 0; s < p.pp; ++s) {
+    const bool inter = pipeline_boundary_crosses_nodes(s, p.pp, config.system.num_gpus,
+                                                       config.system.gpus_per_node);
+    boundary[static_cast<size_t>(s)] = p2p_time_s(bytes, inter, config.system) + gather_s;
+  }
+  return boundary;
+}
+
 void estimate_time(const Config& config, const ModelPlan& plan,
                    const std::vector<StageMemory>& memory, Estimate& out,
                    const TimeOptions& options) {
@@ -186,7 +198,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   if (t.overlap.moe_ep_comm) run_in.merged_saving_s = merged_savings(config, plan, per_op);
   run_in.schedule = p.schedule;
   run_in.num_micro_batches = micro_batches;
-  run_in.boundary_p2p_s = boundary_p2p_s(config);
+  run_in.boundary_p2p_s = pipeline_boundary_p2p_s(config);
   const int64_t chunks = static_cast<int64_t>(plan.stages.front().size());
   run_in.record_timeline = options.timeline && !options.pipeline_lower_bound &&
                            p.pp * chunks * micro_batches <= kMaxTimelinePasses;

@@ -30,6 +30,10 @@ struct TimeOptions {
   bool op_table = true;
 };
 
+// Seconds of each stage-boundary transfer of one micro-batch's activations (or their
+// gradients): entry s is stage s to s + 1, the last wraps to stage 0 (interleaved).
+std::vector<double> pipeline_boundary_p2p_s(const Config& config);
+
 // Fills out.time, out.throughput and out.timeline. memory gives each stage's
 // parameter counts (they size data-parallel traffic and the optimizer).
 void estimate_time(const Config& config, const ModelPlan& plan,

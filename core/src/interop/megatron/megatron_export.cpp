@@ -196,6 +196,11 @@ void parallel_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   if (p.sequence_parallel && p.tp == 1) {
     notes.push_back("sequence_parallel is dropped: Megatron-LM disables it when tp is 1");
   }
+  if (p.scatter_gather_tensors_in_pipeline) {
+    notes.push_back("scatter_gather_tensors_in_pipeline is dropped: Megatron-Core sends whole "
+                    "stage-boundary tensors from every tensor-parallel rank (the split was Megatron-LM's "
+                    "until 2023-03)");
+  }
   if (p.schedule != PipelineSchedule::kOneFOneB) {
     notes.push_back("training.pipeline_schedule \"" + schema::pipeline_schedule_names().of(p.schedule) +
                     "\" is not a Megatron-LM schedule (zero-bubble: sail-sg/zero-bubble-pipeline-"
