@@ -35,12 +35,12 @@ namespace {
 using validation::Outcome;
 using validation::PublishedCase;
 
-// Regression guards: what the model meets today (the targets are 5% / 15%).
-// Medians today: in-sample 4.8%, LOGO 5.9%, LOSO 5.3%; LOGO worst 60.4% (B200 Qwen3-235B).
-constexpr double kLogoMedianGuard = 0.07;
+// Regression guards, a little above what the model meets today (the test prints today's
+// figures; the targets are 5% / 15%).
+constexpr double kLogoMedianGuard = 0.06;
 constexpr double kLogoCaseGuard = 0.65;
-constexpr double kLosoMedianGuard = 0.07;
-constexpr double kInSampleMedianGuard = 0.07;
+constexpr double kLosoMedianGuard = 0.06;
+constexpr double kInSampleMedianGuard = 0.06;
 constexpr double kFitLow = 0.5, kFitHigh = 1.0;
 
 nlohmann::json patch(double fraction) {
