@@ -411,6 +411,15 @@ def build(c, survey):
         t["fused_cross_entropy"] = True
         assumptions.append("NeMo 24.07 recipe defaults: distributed optimizer, overlapped DP "
                            "communication, SP + TP communication overlap when tp > 1, no recompute")
+        if c["model"].startswith("nemo-gpt3"):
+            # NVIDIA/NeMo-Framework-Launcher tag 24.07, launcher_scripts/conf/training/gpt3/
+            # {5b,20b,175b}.yaml (the configs its examples/training/gpt/h100/*_fp8_*node.sh
+            # override): hidden_dropout 0.1, attention_dropout 0.1. The Llama and Nemotron
+            # configs of the same tag set both to 0.
+            t["hidden_dropout"] = 0.1
+            t["attention_dropout"] = 0.1
+            assumptions.append("dropout 0.1 on hidden states and attention probabilities "
+                               "(NeMo-Framework-Launcher 24.07 conf/training/gpt3)")
         measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
     elif key in ("mbridge25.09", "mbridge25.11", "mbridge26.02"):
         precision = str(tr.get("precision", ""))
