@@ -214,7 +214,6 @@ def layer_split(layers, pp, vpp):
     return None
 
 
-
 QWEN3_235B_H100_RECIPE_V020 = ("Megatron-Bridge v0.2.0 scripts/performance/configs/qwen3/"
                                "workload_base_configs.py (QWEN3_235B_A22B_H100_FP8_CS_BASE_CONFIG) "
                                "and qwen3_llm_pretrain.py")
@@ -225,15 +224,16 @@ QWEN3_235B_H100_RECIPE_V030 = ("Megatron-Bridge v0.3.0 scripts/performance/confi
 
 # Known deviations (published_runs_test.cpp holds them to a wider bound), each with its reason.
 KNOWN_DEVIATIONS = {
-    "mcore-readme-h100-weak-32B": ("predicted 25% too slow since the links run at their nccl-tests figures: the data-parallel "
-     "gradient reduce-scatter (fp32, 16 GB per rank, Megatron's default for bf16) and parameter "
-     "all-gather (8 GB) run over 48 nodes with one rank per node, 0.50 s at the NDR NIC's 47 "
-     "GB/s (nccl-tests#290); with 4 micro-batches only the last backward (0.13 s) and the first "
-     "forward (0.07 s) hide them, so 0.37 s stays exposed, while the measured 459.6 TFLOP/s per "
-     "GPU leaves room for about 0.1 s. The README states neither the gradient-reduction "
-     "precision nor the NCCL version (a bf16 reduction, --grad-reduce-in-bf16, halves the "
-     "reduce-scatter); the 16B and 70B rows of the same table, with more micro-batches per "
-     "rank, are within 8%"),
+    "mcore-readme-h100-weak-32B": (
+        "predicted 25% too slow since the links run at their nccl-tests figures: the data-parallel "
+        "gradient reduce-scatter (fp32, 16 GB per rank, Megatron's default for bf16) and parameter "
+        "all-gather (8 GB) run over 48 nodes with one rank per node, 0.50 s at the NDR NIC's 47 "
+        "GB/s (nccl-tests#290); with 4 micro-batches only the last backward (0.13 s) and the first "
+        "forward (0.07 s) hide them, so 0.37 s stays exposed, while the measured 459.6 TFLOP/s per "
+        "GPU leaves room for about 0.1 s. The README states neither the gradient-reduction "
+        "precision nor the NCCL version (a bf16 reduction, --grad-reduce-in-bf16, halves the "
+        "reduce-scatter); the 16B and 70B rows of the same table, with more micro-batches per "
+        "rank, are within 8%"),
 }
 
 def skip_reason(c, key):
@@ -250,7 +250,6 @@ def skip_reason(c, key):
                 "compute, predicting +44% to +344%; DeepSpeed 2021's per-parameter gathers (and "
                 "a third gather for the recompute) are a runtime trainsim does not model, and "
                 "fitting a link figure to these rows alone would tune a constant to them")
-
     if key is None:
         if cid.startswith("mlm-pr482"):
             return "peak memory measurement, not a time or throughput (outside this step-time test)"
@@ -287,7 +286,6 @@ def skip_reason(c, key):
                 "published_runs_model_cards.json and predicted within 3% on GB200 and GB300 and "
                 "14-17% too fast on H100, so these rows' gap is largely the older stack's, "
                 "which the tables do not describe")
-
     if c["model"] == "gpt-oss-120B":
         return ("gpt-oss attention sinks (learnable softmax), its clamped SwiGLU (not fused) "
                 "and expert biases are kernels trainsim does not model (it prices flash "
@@ -331,6 +329,19 @@ def base_training(c):
     return t
 
 
+def megatron_lm_2022(t, recompute=None):
+    """Megatron-LM of 2021-2022 (Narayanan et al. 2021, Korthikanti et al. 2022), before
+    Megatron-Core: fp16, no distributed optimizer, fused-softmax attention (no flash), and
+    stage-boundary tensors split over the TP ranks and all-gathered on receipt when sequence
+    parallelism is off (section 4.1 of Narayanan et al.; megatron/p2p_communication.py, the
+    default from 2021-02-16, 72e4230, until Megatron-Core took pipeline communication over in
+    2023-03)."""
+    t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
+    if recompute is not None:
+        t["recompute"] = recompute
+    t["scatter_gather_tensors_in_pipeline"] = True
+
+
 def megatron_modern(t, assumptions, fp8, overlap_param_gather=True):
     """Megatron-Core / NeMo / Megatron-Bridge performance recipes: distributed optimizer,
     overlapped grad reduce-scatter and param all-gather, sequence parallel and userbuffers TP
@@ -356,11 +367,7 @@ def build(c, survey):
     if key in ("narayanan21-t1", "narayanan21-t2"):
         # sc21/run_table_1.sh: fp16, full recompute of every layer (uniform), no distributed
         # optimizer, no sequence parallelism (2021), fused softmax attention (no flash).
-        t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False,
-                  "recompute": {"granularity": "full", "method": "uniform", "num_layers": 1}})
-        # Section 4.1 of the paper: stage-boundary tensors split over the TP ranks and
-        # all-gathered on receipt (Megatron-LM's default from 2021-02-16, 72e4230).
-        t["scatter_gather_tensors_in_pipeline"] = True
+        megatron_lm_2022(t, {"granularity": "full", "method": "uniform", "num_layers": 1})
         if p.get("ddp_impl") == "torch":
             t["overlap_grad_reduce"] = True  # torch DDP overlaps its bucketed all-reduce
         if key == "narayanan21-t2":
@@ -371,10 +378,7 @@ def build(c, survey):
                     "flop_convention": "narayanan2021"}
     elif key == "korthikanti22-t5":
         selective = "selective" in c["id"] or "selective" in str(tr.get("recompute"))
-        t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
-        # Megatron-LM of 2022 (before Megatron-Core, 2023-03) split stage-boundary tensors over
-        # the TP ranks when sequence parallelism is off (megatron/p2p_communication.py).
-        t["scatter_gather_tensors_in_pipeline"] = True
+        megatron_lm_2022(t)
         if selective:
             t["sequence_parallel"] = True
             t["recompute"] = {"granularity": "selective", "modules": ["core_attn"]}
@@ -385,8 +389,7 @@ def build(c, survey):
         measured = {"quantity": "iteration_s", "value": m["iteration_time_s"]}
     elif key == "korthikanti22-t4":
         name = c["id"]
-        t.update({"dtype": "fp16", "zero_stage": 0, "flash_attention": False})
-        t["scatter_gather_tensors_in_pipeline"] = True  # Megatron-LM of 2022, as Table 5
+        megatron_lm_2022(t)
         if "sequence" in name:
             t["sequence_parallel"] = True
         if "full-recompute" in name:

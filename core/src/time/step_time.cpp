@@ -18,7 +18,6 @@ namespace {
 
 double d(int64_t value) { return static_cast<double>(value); }
 
-
 // SimuMax's empirical straggler model (perf_llm.py): slowdown grows with the
 // number of nodes a data-parallel group spans.
 double straggler_ratio(const Config& config) {
