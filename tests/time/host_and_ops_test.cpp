@@ -66,6 +66,38 @@ TEST(HostTimeTest, ALaunchBoundStepGetsSlowerWithTheHostCostAndGraphsTakeItAway)
   EXPECT_LT(host_s(graphed), host_s(slow));
 }
 
+// Transformer Engine's C++ loops (a grouped linear's per-expert GEMMs and casts)
+// launch kernels without Python work per kernel: they pay native_launch_us, not
+// launch_us (8 local experts here: 7 of each grouped GEMM's 8 kernels are native).
+TEST(HostTimeTest, NativeLoopsPayTheNativeLaunchCostNotTheEagerOne) {
+  nlohmann::json config = small_moe();
+  auto host_with = [&](double launch_us, double native_us) {
+    config["system"]["efficiency"] = {{"host", {{"launch_us", launch_us}, {"native_launch_us", native_us}}}};
+    return host_s(testing::estimate_ok(config));
+  };
+  const double syncs_only = host_with(0, 0);
+  EXPECT_GT(host_with(0, 200), syncs_only) << "native launches cost host time of their own";
+  EXPECT_GT(host_with(200, 200), host_with(200, 0)) << "native launches are not priced at launch_us";
+  EXPECT_GT(host_with(200, 0), syncs_only);
+}
+
+// Userbuffers' chunked GEMMs and copies are launched by Transformer Engine's C++
+// (comm_gemm_overlap.cpp): a costly eager launch does not make --tp-comm-overlap slower.
+TEST(HostTimeTest, UserbuffersChunksAreNativeLaunches) {
+  nlohmann::json plain = testing::base_config();
+  plain["training"]["tp"] = 8;
+  plain["training"]["pp"] = 1;
+  plain["system"]["efficiency"] = {{"host", {{"launch_us", 60}, {"native_launch_us", 5}}}};
+  nlohmann::json overlapped = plain;
+  overlapped["training"]["tp_comm_overlap"] = true;
+  const nlohmann::json a = testing::estimate_ok(plain);
+  const nlohmann::json b = testing::estimate_ok(overlapped);
+  EXPECT_LE(b["time"]["iteration_s"].get<double>(), a["time"]["iteration_s"].get<double>());
+  // Priced at the eager cost, the chunks would keep the host further behind.
+  overlapped["system"]["efficiency"]["host"]["native_launch_us"] = 60;
+  EXPECT_GT(host_s(testing::estimate_ok(overlapped)), host_s(b)) << b["time"]["breakdown"];
+}
+
 TEST(OpTableTest, TheCriticalStageOpsAddUpToItsComputeAndStayWithinPeak) {
   const nlohmann::json result = testing::estimate_ok(small_moe());
   const nlohmann::json& ops = result["time"]["ops"];
@@ -146,6 +178,17 @@ TEST(CalibrationTest, AHostBoundMoeRunRestsOnTheAssumedHostSync) {
     if (f["figure"] == "/efficiency/host/sync_us") sync = f["kind"] == "assumed";
   }
   EXPECT_TRUE(sync) << result["calibration"];
+}
+
+TEST(CalibrationTest, AHostBoundMoeRunNamesTheNativeLaunchFigure) {
+  nlohmann::json config = small_moe();
+  config["system"]["efficiency"] = {{"host", {{"native_launch_us", 500}}}};
+  const nlohmann::json result = testing::estimate_ok(config);
+  bool native = false;
+  for (const auto& f : result["calibration"]["figures"]) {
+    if (f["figure"] == "/efficiency/host/native_launch_us") native = true;
+  }
+  EXPECT_TRUE(native) << result["calibration"];
 }
 
 }  // namespace

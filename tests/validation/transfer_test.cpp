@@ -1,16 +1,19 @@
 // Accuracy that transfers: step time on measured runs the model was not fitted
 // on. Every per-GPU figure of the presets comes from datasheets and kernel
-// microbenchmarks (presets' system.provenance); the only end-to-end fitted
-// figure is the global efficiency.sustained_fraction (the fraction of
-// burst-clock kernel efficiency a long training run sustains, the same in every
-// preset). Three protocols, each printing per-GPU / per-source tables:
-//   in-sample       sustained_fraction fitted on every case;
+// microbenchmarks (presets' system.provenance); the end-to-end fitted figures
+// are two global ones, the same in every preset: efficiency.sustained_fraction
+// (the fraction of burst-clock kernel efficiency a long training run sustains)
+// and efficiency.host.launch_us (the host's CPU time per eagerly launched
+// kernel, a property of the PyTorch / Transformer Engine software stack).
+// Three protocols, each printing per-GPU / per-source tables:
+//   in-sample       both fitted on every case;
 //   leave-one-GPU-generation-out (LOGO)  fitted without the generation predicted
 //                   (ampere, hopper, blackwell, blackwell_ultra);
 //   leave-one-source-out (LOSO)          fitted without the source predicted.
-// The fit minimises the mean squared log step-time ratio; each case's step time
-// is modelled as a + b / f in the fraction f from two estimates (f = 1, 0.8),
-// and the held-out cases are then estimated exactly at the fold's fitted f.
+// The fit minimises the mean squared log step-time ratio. Each case's step time
+// is modelled, at each launch cost of a grid, as a + b / f in the fraction f
+// from two estimates (f = 1, 0.8), linearly between grid points; the held-out
+// cases are then estimated exactly at the fold's fitted pair.
 // The targets (LOGO median <= 5%, every case <= 15%) are printed beside
 // the bounds the model meets today, which the test holds as regression guards.
 // A per-mode table then groups the same errors by the parallel modes a case uses
@@ -18,6 +21,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -37,65 +42,97 @@ using validation::PublishedCase;
 
 // Regression guards, a little above what the model meets today (the test prints today's
 // figures; the targets are 5% / 15%).
-constexpr double kLogoMedianGuard = 0.06;
-constexpr double kLogoCaseGuard = 0.65;
-constexpr double kLosoMedianGuard = 0.06;
-constexpr double kInSampleMedianGuard = 0.06;
-constexpr double kFitLow = 0.5, kFitHigh = 1.0;
+constexpr double kLogoMedianGuard = 0.055;
+constexpr double kLogoCaseGuard = 0.55;
+constexpr double kLosoMedianGuard = 0.055;
+constexpr double kInSampleMedianGuard = 0.055;
+constexpr double kFitLow = 0.5, kFitHigh = 1.0, kFractionStep = 0.0005;
+// The launch-cost grid (us): surrogates are built at these points, and the fit
+// searches between them in kLaunchStep_us steps. Its top bounds the fit to a
+// plausible range, a few times the 5-25 us secondary sources give per eager op:
+// the cases outside Blackwell hardly constrain the figure (fitted without
+// Blackwell it ran to 98.5 us on a grid to 100, and the GB200 Qwen3-235B rows
+// then came out 60% too slow), so the bound is a prior, stated, not a fit.
+constexpr double kLaunchGrid_us[] = {0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0};
+constexpr size_t kLaunchPoints = std::size(kLaunchGrid_us);
+constexpr double kLaunchStep_us = 0.5;
 
-nlohmann::json patch(double fraction) {
-  return {{"efficiency", {{"sustained_fraction", fraction}}}};
+struct Fit {
+  double fraction = kFitHigh;
+  double launch_us = 0.0;
+};
+
+nlohmann::json patch(const Fit& fit) {
+  return {{"efficiency", {{"sustained_fraction", fit.fraction}, {"host", {{"launch_us", fit.launch_us}}}}}};
 }
 
-struct Surrogate {  // step ratio (predicted / measured) = a + b / f
+struct Surrogate {  // step ratio (predicted / measured) = a + b / f, at one launch cost
   double a = 0.0, b = 0.0;
   double at(double f) const { return a + b / f; }
 };
 
 struct Data {
   std::vector<const PublishedCase*> cases;
-  std::vector<Surrogate> surrogate;
+  std::vector<std::array<Surrogate, kLaunchPoints>> surrogate;  ///< per case, per grid point
 };
 
 const Data& data() {
   static const Data d = [] {
     Data out;
     for (const PublishedCase& c : validation::published_cases()) {
-      const Outcome one = validation::evaluate(c, patch(1.0));
-      const Outcome low = validation::evaluate(c, patch(0.8));
-      if (!one.error.empty() || !low.error.empty()) {
-        ADD_FAILURE() << c.id << ": " << one.error << low.error;
+      std::array<Surrogate, kLaunchPoints> per_launch;
+      std::string error;
+      for (size_t k = 0; k < kLaunchPoints && error.empty(); ++k) {
+        const Outcome one = validation::evaluate(c, patch({1.0, kLaunchGrid_us[k]}));
+        const Outcome low = validation::evaluate(c, patch({0.8, kLaunchGrid_us[k]}));
+        error = one.error + low.error;
+        if (!error.empty()) break;
+        const double r1 = one.step_ratio(), r08 = low.step_ratio();
+        per_launch[k].b = (r08 - r1) / 0.25;
+        per_launch[k].a = r1 - per_launch[k].b;
+      }
+      if (!error.empty()) {
+        ADD_FAILURE() << c.id << ": " << error;
         continue;
       }
-      const double r1 = one.step_ratio(), r08 = low.step_ratio();
-      Surrogate s;
-      s.b = (r08 - r1) / 0.25;
-      s.a = r1 - s.b;
       out.cases.push_back(&c);
-      out.surrogate.push_back(s);
+      out.surrogate.push_back(per_launch);
     }
     return out;
   }();
   return d;
 }
 
-// The sustained fraction minimising the mean squared log step ratio over the selected cases.
-double fit(const std::function<bool(const PublishedCase&)>& use) {
+// The case's surrogate step ratio at (f, launch), linear in the launch cost between grid points.
+double surrogate_ratio(const std::array<Surrogate, kLaunchPoints>& s, const Fit& at) {
+  size_t k = 0;
+  while (k + 2 < kLaunchPoints && at.launch_us > kLaunchGrid_us[k + 1]) ++k;
+  const double w = (at.launch_us - kLaunchGrid_us[k]) / (kLaunchGrid_us[k + 1] - kLaunchGrid_us[k]);
+  return (1.0 - w) * s[k].at(at.fraction) + w * s[k + 1].at(at.fraction);
+}
+
+// The (sustained fraction, launch cost) pair minimising the mean squared log step ratio over the
+// selected cases: a grid search over the whole box (the loss is cheap; no local minimum traps it).
+Fit fit(const std::function<bool(const PublishedCase&)>& use) {
   const Data& d = data();
-  double best_f = kFitHigh, best = 1e300;
-  for (double f = kFitLow; f <= kFitHigh + 1e-12; f += 0.0005) {
-    double loss = 0.0;
-    for (size_t i = 0; i < d.cases.size(); ++i) {
-      if (!use(*d.cases[i])) continue;
-      const double r = d.surrogate[i].at(f);
-      loss += r > 0.0 ? std::log(r) * std::log(r) : 1e6;
-    }
-    if (loss < best) {
-      best = loss;
-      best_f = f;
+  Fit best_fit;
+  double best = 1e300;
+  const double launch_high = kLaunchGrid_us[kLaunchPoints - 1];
+  for (double l = 0.0; l <= launch_high + 1e-9; l += kLaunchStep_us) {
+    for (double f = kFitLow; f <= kFitHigh + 1e-12; f += kFractionStep) {
+      double loss = 0.0;
+      for (size_t i = 0; i < d.cases.size(); ++i) {
+        if (!use(*d.cases[i])) continue;
+        const double r = surrogate_ratio(d.surrogate[i], {f, l});
+        loss += r > 0.0 ? std::log(r) * std::log(r) : 1e6;
+      }
+      if (loss < best) {
+        best = loss;
+        best_fit = {f, l};
+      }
     }
   }
-  return best_f;
+  return best_fit;
 }
 
 struct Group {
@@ -134,18 +171,18 @@ void print(const char* protocol, const Table& t) {
 // Estimates every case exactly at the fraction its fold fitted.
 Table run(const char* protocol, const std::function<std::string(const PublishedCase&)>& fold_of) {
   const Data& d = data();
-  std::map<std::string, double> fraction;
+  std::map<std::string, Fit> fitted;
   for (const PublishedCase* c : d.cases) {
     const std::string fold = fold_of(*c);
-    if (fraction.count(fold)) continue;
-    fraction[fold] = fold.empty() ? fit([](const PublishedCase&) { return true; })
-                                  : fit([&](const PublishedCase& o) { return fold_of(o) != fold; });
-    std::printf("[transfer] %-9s fold %-30s sustained_fraction %.4f\n", protocol,
-                fold.empty() ? "(all cases)" : fold.c_str(), fraction[fold]);
+    if (fitted.count(fold)) continue;
+    fitted[fold] = fold.empty() ? fit([](const PublishedCase&) { return true; })
+                                : fit([&](const PublishedCase& o) { return fold_of(o) != fold; });
+    std::printf("[transfer] %-9s fold %-30s sustained_fraction %.4f launch_us %.1f\n", protocol,
+                fold.empty() ? "(all cases)" : fold.c_str(), fitted[fold].fraction, fitted[fold].launch_us);
   }
   Table t;
   for (const PublishedCase* c : d.cases) {
-    const Outcome o = validation::evaluate(*c, patch(fraction[fold_of(*c)]));
+    const Outcome o = validation::evaluate(*c, patch(fitted[fold_of(*c)]));
     EXPECT_TRUE(o.error.empty()) << c->id << ": " << o.error;
     if (!o.error.empty()) continue;
     const double e = o.relative_error();
@@ -215,17 +252,20 @@ TEST(TransferTest, InSampleLeaveOneGenerationOutAndLeaveOneSourceOut) {
   EXPECT_LE(validation::median(loso.all.errors), kLosoMedianGuard);
 }
 
-// The presets carry the in-sample fit of the global figure (within the
+// The presets carry the in-sample fit of the two global figures (within the
 // fit's resolution): refit (this test prints it) when the physics changes.
-TEST(TransferTest, PresetsCarryTheInSampleSustainedFraction) {
-  const double fitted = fit([](const PublishedCase&) { return true; });
+TEST(TransferTest, PresetsCarryTheInSampleGlobalFigures) {
+  const Fit fitted = fit([](const PublishedCase&) { return true; });
   std::set<std::string> gpus;
   for (const PublishedCase* c : data().cases) gpus.insert(c->gpu);
   for (const std::string& gpu : gpus) {
     const nlohmann::json preset = nlohmann::json::parse(testing::read_text_file(
         std::string(TRAINSIM_PRESETS_DIR) + "/systems/" + gpu + ".json"));
-    EXPECT_NEAR(preset["system"]["efficiency"]["sustained_fraction"].get<double>(), fitted, 0.03)
-        << gpu << ": the in-sample fit is " << fitted;
+    const nlohmann::json& efficiency = preset["system"]["efficiency"];
+    EXPECT_NEAR(efficiency["sustained_fraction"].get<double>(), fitted.fraction, 0.03)
+        << gpu << ": the in-sample fit is " << fitted.fraction;
+    EXPECT_NEAR(efficiency["host"]["launch_us"].get<double>(), fitted.launch_us, 3.0)
+        << gpu << ": the in-sample fit is " << fitted.launch_us << " us";
   }
 }
 

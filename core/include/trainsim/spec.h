@@ -362,6 +362,10 @@ struct AttentionTable {
 // eager step; the GPU waits whenever the host falls behind.
 struct HostSpec {
   double launch_s = 0.0;  ///< CPU time per eagerly launched kernel (PyTorch + TE dispatch included)
+  /// CPU time per kernel that native code launches in a loop within one host call
+  /// (Transformer Engine's C++: a grouped linear's per-expert GEMMs and quantisations,
+  /// userbuffers' chunked GEMMs and copies); no Python or dispatcher work per kernel
+  double native_launch_s = 0.0;
   double sync_s = 0.0;    ///< GPU idle per host-device synchronisation (dropless MoE token counts)
 };
 

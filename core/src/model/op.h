@@ -51,6 +51,9 @@ struct PassCost {
   double kernels = 0.0;  ///< kernels the pass launches (each pays the GPU's per-kernel cost and a host launch)
   ComputeClass compute = ComputeClass::kNone;
   MemoryClass memory = MemoryClass::kDefault;
+  /// Of `kernels`, those native code launches in a loop within one host call (a grouped
+  /// linear's per-expert kernels, userbuffers' chunks): host.native_launch_s each.
+  double native_kernels = 0.0;
 };
 
 struct CommCall {

@@ -1,5 +1,6 @@
 #include "model/op_factory.h"
 
+#include <algorithm>
 #include <utility>
 #include "model/param_count.h"
 
@@ -12,10 +13,11 @@ void add_comm(Op& op, Pass pass, Collective collective, CommGroup group, double 
   op.comms.push_back({pass, collective, group, bytes});
 }
 
-void set_memory_pass(Op& op, Pass pass, double bytes, double kernels) {
+void set_memory_pass(Op& op, Pass pass, double bytes, double kernels, double native_kernels = 0.0) {
   PassCost& cost = op.cost[static_cast<int>(pass)];
   cost.bytes = bytes;
   cost.kernels = bytes > 0.0 ? kernels : 0.0;
+  cost.native_kernels = bytes > 0.0 ? native_kernels : 0.0;
   cost.compute = ComputeClass::kNone;
 }
 
@@ -102,10 +104,13 @@ Op OpFactory::quantizer(const char* name, double numel, double grad_numel, doubl
   // Forward: the input; backward: the output gradient. The weight is quantised
   // once per step and cached across micro-batches (with fp8 parameters it is
   // stored quantised): not priced per micro-batch. kernel_copies: per-expert
-  // launches of a grouped linear (Transformer Engine quantises each expert's split).
+  // launches of a grouped linear (Transformer Engine quantises each expert's split),
+  // all but the first issued by one C++ call's loop (tex.split_quantize, called from
+  // transformer_engine/pytorch/module/_split_quantization.py): native launches.
   const QuantCost q = quant_cost(ctx_.format, ctx_.training.fp8_recipe);
-  set_memory_pass(op, Pass::kForward, q.bytes_per_element * numel, q.kernels * kernel_copies);
-  set_memory_pass(op, Pass::kBackwardData, q.bytes_per_element * grad_numel, q.kernels * kernel_copies);
+  const double native = q.kernels * std::max(0.0, kernel_copies - 1.0);
+  set_memory_pass(op, Pass::kForward, q.bytes_per_element * numel, q.kernels * kernel_copies, native);
+  set_memory_pass(op, Pass::kBackwardData, q.bytes_per_element * grad_numel, q.kernels * kernel_copies, native);
   if (ctx_.format == GemmFormat::kFp8 && ctx_.training.fp8_recipe == Fp8Recipe::kTensorwise && ctx_.tp > 1 &&
       ctx_.sp) {
     // Current scaling reduces the amax of a sequence-parallel input over the tp

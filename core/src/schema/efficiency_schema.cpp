@@ -59,6 +59,8 @@ const Table<HostSpec>& host_table() {
   static const Table<HostSpec> table = {
       H::number("launch_us", TRAINSIM_AT(launch_s), kDefault, 0.0, 1e6, false, kMicro,
                 {"us", "Host per kernel", "CPU time per eagerly launched kernel (PyTorch + Transformer Engine dispatch); 0 = host time not modelled"}),
+      H::number("native_launch_us", TRAINSIM_AT(native_launch_s), kDefault, 0.0, 1e6, false, kMicro,
+                {"us", "Host per native kernel", "CPU time per kernel native code launches in a loop within one call (Transformer Engine C++: per-expert GEMMs of a grouped linear, userbuffers chunks)"}),
       H::number("sync_us", TRAINSIM_AT(sync_s), kDefault, 0.0, 1e6, false, kMicro,
                 {"us", "Host sync", "GPU idle per host-device synchronisation (dropless MoE token counts)"}),
   };

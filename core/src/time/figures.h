@@ -38,6 +38,7 @@ enum class Figure : uint8_t {
   kCrossEntropy,
   kCrossEntropyFused,
   kHostLaunch,
+  kHostNativeLaunch,
   kHostSync,
   kSustainedFraction,
   kGemmKHalf,

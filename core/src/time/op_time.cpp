@@ -137,6 +137,7 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
     t.flops[p] = cost.flops;
     t.bytes[p] = cost.bytes;
     t.launches[p] = t.captured ? 0.0 : cost.kernels;
+    t.native_launches[p] = t.captured ? 0.0 : cost.native_kernels;
   }
   std::array<CommTimes, kNumPasses> hidden{};
   // With --tp-comm-overlap a linear's sequence-parallel all-gather / reduce-scatter
@@ -161,7 +162,10 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
           tp_overlap_cost(method, gemm_s[static_cast<size_t>(gemm_pass)], seconds, step_s, parallel.tp);
       const auto pass = static_cast<size_t>(call.pass);
       t.comm[pass].tp_s += cost.exposed_comm_s;
-      if (!t.captured) t.launches[pass] += 1.0 + cost.extra_launches;
+      if (!t.captured) {
+        t.launches[pass] += 1.0 + cost.extra_launches;
+        t.native_launches[pass] += cost.extra_launches;  // userbuffers' C++ chunk loop
+      }
       continue;
     }
     if (call.group == CommGroup::kCp && call.overlaps_compute) {
@@ -187,6 +191,7 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
   if (op.recompute && !op.recompute_tail) {
     t.recompute_s = t.compute_s[0];
     t.recompute_launches = t.launches[0];
+    t.recompute_native_launches = t.native_launches[0];
     if (op.recompute_comm) t.recompute_comm = t.comm[0];
   }
   return t;

@@ -38,7 +38,10 @@ struct OpTime {
   /// Kernels the host launches per pass (the op's kernels and collectives; 0 when
   /// the op sits in a captured CUDA graph).
   std::array<double, kNumPasses> launches{};
+  /// Of `launches`, those native code issues in a loop within one host call.
+  std::array<double, kNumPasses> native_launches{};
   double recompute_launches = 0.0;
+  double recompute_native_launches = 0.0;
   bool captured = false;                       ///< inside a captured CUDA graph
   bool host_sync = false;                      ///< the host waits for the GPU after its forward
   int measured_lookups = 0;                    ///< passes priced from a measured table

@@ -245,7 +245,11 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     dp[s] = dp_comm_time(config, dp_stage(plan, s, run_in.chunks[s], memory[s], mbc));
     for (size_t c = 0; c < run_in.chunks[s].size(); ++c) {
       run_in.chunks[s][c].forward_s += dp[s].forward_pass_exposed_s[c];
+      // The reduce-scatter carries weight gradients: it follows the W half of the
+      // backward (the same B + W where they run together, after W where a zero-bubble
+      // or DualPipe schedule runs W apart).
       run_in.chunks[s][c].backward_s += dp[s].backward_pass_exposed_s[c];
+      run_in.chunks[s][c].weight_s += dp[s].backward_pass_exposed_s[c];
       dp_in_pipeline_s[s] += mbc * (dp[s].forward_pass_exposed_s[c] + dp[s].backward_pass_exposed_s[c]);
     }
   }

@@ -44,7 +44,9 @@ TpOverlapMethod tp_overlap_method(Collective collective, Pass pass);
 
 struct TpOverlapCost {
   double exposed_comm_s = 0.0;   ///< communication the GEMM does not hide
-  double extra_launches = 0.0;   ///< kernels beyond one GEMM and one collective
+  /// Kernels beyond one GEMM and one collective, launched by Transformer Engine's C++
+  /// (transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp) within one call.
+  double extra_launches = 0.0;
 };
 
 // `compute_s`: the GEMM's time alone on every SM; `comm_s`: the collective's
