@@ -168,7 +168,7 @@ const KeyCase kCases[] = {
      R"({"system": {"efficiency": {"gemm": {"bf16": 0.5, "fp8": 0.375, "mxfp8": 0.25}, "grouped_gemm": {"bf16": 0.25, "fp8": 0.125},
          "attention": {"forward": {"128": {"causal": {"1024": 0.25, "8192": 0.5}}}, "backward": {"64": {"non_causal": {"4096": 0.25}}},
                        "tiles_half": {"forward": 300, "backward": 100}},
-         "gemm_k_half": 200, "sustained_fraction": 0.875, "host": {"launch_us": 7, "native_launch_us": 3, "sync_us": 30},
+         "gemm_k_half": 200, "sustained_fraction": 0.875, "host": {"launch_us": 7, "native_launch_us": 3, "expert_gemm_launch_us": 20, "sync_us": 30},
          "num_sms": 132, "tile_m": 256, "tile_n": 64,
          "memory": {"efficiency": 0.5, "latency_us": 4}, "permute": {"efficiency": 0.25, "latency_us": 8},
          "cross_entropy": {"efficiency": 0.125, "latency_us": 2}, "cross_entropy_fused": {"efficiency": 0.75, "latency_us": 1},

@@ -66,18 +66,19 @@ TEST(HostTimeTest, ALaunchBoundStepGetsSlowerWithTheHostCostAndGraphsTakeItAway)
   EXPECT_LT(host_s(graphed), host_s(slow));
 }
 
-// Transformer Engine's C++ loops (a grouped linear's per-expert GEMMs and casts)
-// launch kernels without Python work per kernel: they pay native_launch_us, not
-// launch_us (8 local experts here: 7 of each grouped GEMM's 8 kernels are native).
-TEST(HostTimeTest, NativeLoopsPayTheNativeLaunchCostNotTheEagerOne) {
+// A grouped linear's expert GEMMs after the first come from Transformer Engine's C++
+// loop (general_grouped_gemm): they pay expert_gemm_launch_us, not launch_us (8 local
+// experts here: 7 of each grouped GEMM's 8 kernels).
+TEST(HostTimeTest, ExpertGemmsPayTheirOwnLaunchCostNotTheEagerOne) {
   nlohmann::json config = small_moe();
-  auto host_with = [&](double launch_us, double native_us) {
-    config["system"]["efficiency"] = {{"host", {{"launch_us", launch_us}, {"native_launch_us", native_us}}}};
+  auto host_with = [&](double launch_us, double expert_us) {
+    config["system"]["efficiency"] = {
+        {"host", {{"launch_us", launch_us}, {"native_launch_us", 0}, {"expert_gemm_launch_us", expert_us}}}};
     return host_s(testing::estimate_ok(config));
   };
   const double syncs_only = host_with(0, 0);
-  EXPECT_GT(host_with(0, 200), syncs_only) << "native launches cost host time of their own";
-  EXPECT_GT(host_with(200, 200), host_with(200, 0)) << "native launches are not priced at launch_us";
+  EXPECT_GT(host_with(0, 200), syncs_only) << "expert GEMM launches cost host time of their own";
+  EXPECT_GT(host_with(200, 200), host_with(200, 0)) << "expert GEMMs are not priced at launch_us";
   EXPECT_GT(host_with(200, 0), syncs_only);
 }
 
@@ -180,9 +181,23 @@ TEST(CalibrationTest, AHostBoundMoeRunRestsOnTheAssumedHostSync) {
   EXPECT_TRUE(sync) << result["calibration"];
 }
 
-TEST(CalibrationTest, AHostBoundMoeRunNamesTheNativeLaunchFigure) {
+TEST(CalibrationTest, AHostBoundMoeRunNamesTheExpertGemmLaunchFigure) {
   nlohmann::json config = small_moe();
-  config["system"]["efficiency"] = {{"host", {{"native_launch_us", 500}}}};
+  config["system"]["efficiency"] = {{"host", {{"expert_gemm_launch_us", 500}}}};
+  const nlohmann::json result = testing::estimate_ok(config);
+  bool expert = false;
+  for (const auto& f : result["calibration"]["figures"]) {
+    if (f["figure"] == "/efficiency/host/expert_gemm_launch_us") expert = true;
+  }
+  EXPECT_TRUE(expert) << result["calibration"];
+}
+
+TEST(CalibrationTest, TpCommOverlapNamesTheNativeLaunchFigure) {
+  nlohmann::json config = testing::base_config();
+  config["training"]["tp"] = 8;
+  config["training"]["pp"] = 1;
+  config["training"]["tp_comm_overlap"] = true;
+  config["system"]["efficiency"] = {{"host", {{"native_launch_us", 2000}}}};
   const nlohmann::json result = testing::estimate_ok(config);
   bool native = false;
   for (const auto& f : result["calibration"]["figures"]) {

@@ -18,19 +18,25 @@ HostSpec host_with(double launch_s, double sync_s) {
   return host;
 }
 
+// An op of `launches` eager launches (host.launch_s each) and `gpu_s` of GPU work.
+HostItem eager(double launches, double gpu_s, bool sync_after, const HostSpec& host) {
+  return {launches, gpu_s, sync_after, launches * host.launch_s};
+}
+
 TEST(HostIdleTest, WithoutASyncTheHostMayRunAheadSoOnlyItsExcessIsIdle) {
   const HostSpec host = host_with(10e-6, 40e-6);
   // 30 launches (300 us of host) over 200 us of GPU: 100 us idle, whatever the order.
-  const std::vector<HostItem> items{{10, 150e-6, false}, {20, 50e-6, false}};
+  const std::vector<HostItem> items{eager(10, 150e-6, false, host), eager(20, 50e-6, false, host)};
   EXPECT_NEAR(host_idle_s(items, host), 100e-6, 1e-12);
-  const std::vector<HostItem> gpu_bound{{10, 500e-6, false}, {20, 500e-6, false}};
+  const std::vector<HostItem> gpu_bound{eager(10, 500e-6, false, host), eager(20, 500e-6, false, host)};
   EXPECT_EQ(host_idle_s(gpu_bound, host), 0.0);
 }
 
 TEST(HostIdleTest, AfterASyncTheGpuWaitsForTheFirstLaunch) {
   const HostSpec host = host_with(10e-6, 40e-6);
   // Each kernel (100 us) outlasts a launch: the GPU waits for the first only.
-  const std::vector<HostItem> items{{1, 100e-6, true}, {4, 400e-6, false}, {2, 200e-6, false}};
+  const std::vector<HostItem> items{eager(1, 100e-6, true, host), eager(4, 400e-6, false, host),
+                                    eager(2, 200e-6, false, host)};
   EXPECT_NEAR(host_idle_s(items, host), 40e-6 + 10e-6, 1e-12);
 }
 
@@ -38,11 +44,12 @@ TEST(HostIdleTest, AHostBoundOpAfterASyncRunsAtTheLaunchRate) {
   const HostSpec host = host_with(30e-6, 0.0);
   // m = 16 kernels of g = 20 us after the sync, h = 30 us each: the last kernel is
   // issued at 16 h and ends g later; the GPU was busy 16 g, so it idled 16 (h - g) + g.
-  const std::vector<HostItem> items{{1, 50e-6, true}, {16, 16 * 20e-6, false}};
+  const std::vector<HostItem> items{eager(1, 50e-6, true, host), eager(16, 16 * 20e-6, false, host)};
   EXPECT_NEAR(host_idle_s(items, host), 16 * (30e-6 - 20e-6) + 20e-6, 1e-12);
   // A long GPU op behind it hides nothing already lost, and its own launch (issued at
   // 17 h = 510 us, after the 16th kernel ended at 16 h + g = 500 us) adds h - g more.
-  const std::vector<HostItem> with_tail{{1, 50e-6, true}, {16, 16 * 20e-6, false}, {1, 5e-3, false}};
+  const std::vector<HostItem> with_tail{eager(1, 50e-6, true, host), eager(16, 16 * 20e-6, false, host),
+                                        eager(1, 5e-3, false, host)};
   EXPECT_NEAR(host_idle_s(with_tail, host), 17 * (30e-6 - 20e-6) + 20e-6, 1e-12);
 }
 
@@ -51,7 +58,8 @@ TEST(HostIdleTest, EachSyncStartsAStretchOfItsOwn) {
   // Host-bound before the first sync (3 launches over 5 us of GPU: 25 us), then two
   // syncs, each followed by a GPU-bound op (one launch waited on).
   const std::vector<HostItem> items{
-      {2, 4e-6, false}, {1, 1e-6, true}, {1, 1e-3, false}, {1, 1e-6, true}, {1, 1e-3, false}};
+      eager(2, 4e-6, false, host), eager(1, 1e-6, true, host), eager(1, 1e-3, false, host),
+      eager(1, 1e-6, true, host),  eager(1, 1e-3, false, host)};
   EXPECT_NEAR(host_idle_s(items, host), 25e-6 + 2 * (40e-6 + 10e-6), 1e-12);
 }
 
@@ -69,9 +77,9 @@ TEST(HostIdleTest, NeverNegativeAndNoMoreThanTheSerialSum) {
     double launches = 0.0;
     int syncs = 0;
     for (HostItem& item : items) {
-      item.launches = static_cast<double>(static_cast<int>(next() * 20));
-      item.gpu_s = next() * 1e-3;
-      item.sync_after = next() < 0.2;
+      const double n = static_cast<double>(static_cast<int>(next() * 20));
+      const double gpu_s = next() * 1e-3;
+      item = eager(n, gpu_s, next() < 0.2, host);
       launches += item.launches;
       syncs += item.sync_after ? 1 : 0;
     }

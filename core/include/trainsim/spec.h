@@ -366,6 +366,9 @@ struct HostSpec {
   /// (Transformer Engine's C++: a grouped linear's per-expert GEMMs and quantisations,
   /// userbuffers' chunked GEMMs and copies); no Python or dispatcher work per kernel
   double native_launch_s = 0.0;
+  /// CPU time per expert GEMM of a grouped linear after the first (Transformer Engine's
+  /// general_grouped_gemm: a cuBLASLt call and a stream hand-off per expert)
+  double expert_gemm_launch_s = 0.0;
   double sync_s = 0.0;    ///< GPU idle per host-device synchronisation (dropless MoE token counts)
 };
 

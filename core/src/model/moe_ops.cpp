@@ -145,10 +145,10 @@ Op grouped_linear(const OpFactory& f, const char* name, int64_t tokens, int64_t 
   // Transformer Engine's GroupedLinear runs one GEMM per local expert
   // (general_grouped_gemm loops over the experts on several streams), so the
   // host launches one kernel per expert and pass, all but the first from that
-  // C++ loop (native launches, no Python per kernel).
+  // C++ loop (no Python per kernel; each a cuBLASLt call and a stream hand-off).
   for (PassCost& cost : op.cost) {
     cost.kernels = d(local_experts);
-    cost.native_kernels = std::max(0.0, d(local_experts) - 1.0);
+    cost.expert_gemm_kernels = std::max(0.0, d(local_experts) - 1.0);
   }
   op.grouped = {local_experts, tokens / std::max<int64_t>(local_experts, 1), n, k};
   return op;

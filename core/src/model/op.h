@@ -54,6 +54,8 @@ struct PassCost {
   /// Of `kernels`, those native code launches in a loop within one host call (a grouped
   /// linear's per-expert kernels, userbuffers' chunks): host.native_launch_s each.
   double native_kernels = 0.0;
+  /// Of `kernels`, a grouped linear's expert GEMMs after the first (host.expert_gemm_launch_s each).
+  double expert_gemm_kernels = 0.0;
 };
 
 struct CommCall {

@@ -35,21 +35,23 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
       const double graph_launch = t.captured && !in_graph ? 1.0 : 0.0;
       forward.launches += graph_launch;
       backward.launches += graph_launch;
+      forward.host_s += graph_launch * host.launch_s;
+      backward.host_s += graph_launch * host.launch_s;
       in_graph = t.captured;
       forward_items.push_back({graph_launch + t.launches[0], t.compute_s[0] + t.comm[0].total(), t.host_sync,
-                               t.native_launches[0]});
+                               graph_launch * host.launch_s + t.host_s[0]});
       if (t.recompute_s > 0.0) {
         recompute_items.push_back({t.recompute_launches, t.recompute_s + t.recompute_comm.total(), t.host_sync,
-                                   t.recompute_native_launches});
+                                   t.recompute_host_s});
       }
       forward.launches += t.launches[0];
       backward.launches += t.launches[1] + t.launches[2];
       weight_pass.launches += t.launches[2];
       recompute.launches += t.recompute_launches;
-      forward.native_launches += t.native_launches[0];
-      backward.native_launches += t.native_launches[1] + t.native_launches[2];
-      weight_pass.native_launches += t.native_launches[2];
-      recompute.native_launches += t.recompute_native_launches;
+      forward.host_s += t.host_s[0];
+      backward.host_s += t.host_s[1] + t.host_s[2];
+      weight_pass.host_s += t.host_s[2];
+      recompute.host_s += t.recompute_host_s;
       if (t.host_sync) {
         forward.syncs += 1.0;
         if (t.recompute_s > 0.0) recompute_sync = true;
@@ -100,7 +102,7 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
       block.backward_free = backward;
     } else {
       block.backward_free = {backward.gpu_s + recompute.gpu_s, backward.launches + recompute.launches, 0.0,
-                             backward.native_launches + recompute.native_launches};
+                             backward.host_s + recompute.host_s};
     }
   }
   return per_block;
@@ -131,13 +133,13 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
                                 std::pair{&total.weight_free, &block.weight_free}}) {
       pooled->gpu_s += r * part->gpu_s;
       pooled->launches += r * part->launches;
-      pooled->native_launches += r * part->native_launches;
+      pooled->host_s += r * part->host_s;
     }
   }
   total.forward_host_s += host_overhead_s(total.forward_free, host);
   const HostStretch input_grad{total.backward_free.gpu_s - total.weight_free.gpu_s,
                                total.backward_free.launches - total.weight_free.launches, 0.0,
-                               total.backward_free.native_launches - total.weight_free.native_launches};
+                               total.backward_free.host_s - total.weight_free.host_s};
   total.input_grad_host_s = total.backward_host_s + host_overhead_s(input_grad, host);
   total.weight_host_s = host_overhead_s(total.weight_free, host);
   total.backward_host_s += host_overhead_s(total.backward_free, host);

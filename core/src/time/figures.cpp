@@ -31,6 +31,7 @@ const char* figure_pointer(Figure figure) {
     case Figure::kCrossEntropyFused: return "/efficiency/cross_entropy_fused";
     case Figure::kHostLaunch: return "/efficiency/host/launch_us";
     case Figure::kHostNativeLaunch: return "/efficiency/host/native_launch_us";
+    case Figure::kHostExpertGemmLaunch: return "/efficiency/host/expert_gemm_launch_us";
     case Figure::kHostSync: return "/efficiency/host/sync_us";
     case Figure::kSustainedFraction: return "/efficiency/sustained_fraction";
     case Figure::kGemmKHalf: return "/efficiency/gemm_k_half";

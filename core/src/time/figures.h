@@ -39,6 +39,7 @@ enum class Figure : uint8_t {
   kCrossEntropyFused,
   kHostLaunch,
   kHostNativeLaunch,
+  kHostExpertGemmLaunch,
   kHostSync,
   kSustainedFraction,
   kGemmKHalf,

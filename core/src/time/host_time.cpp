@@ -17,13 +17,12 @@ double after_sync_idle_s(std::span<const HostItem> items, const HostSpec& host) 
     if (item.launches > 0.0) {
       const double gpu_after_s = gpu_total_s - gpu_before_s - item.gpu_s;
       const double per_kernel_gpu_s = item.gpu_s / item.launches;
-      // The op's first kernel comes from its host call; native loops follow it.
-      const double first_host_s = item.launches > item.native_launches ? host.launch_s : host.native_launch_s;
-      const double first_s = first_host_s + item.gpu_s;
-      const double last_s = host_launch_s(item.launches, item.native_launches, host) + per_kernel_gpu_s;
+      // The op's first kernel comes from its (eager) host call; native loops follow it.
+      const double first_s = std::min(host.launch_s, item.host_s) + item.gpu_s;
+      const double last_s = item.host_s + per_kernel_gpu_s;
       end_s = std::max(end_s, host_before_s + std::max(first_s, last_s) + gpu_after_s);
     }
-    host_before_s += host_launch_s(item.launches, item.native_launches, host);
+    host_before_s += item.host_s;
     gpu_before_s += item.gpu_s;
   }
   return end_s - gpu_total_s;
@@ -39,9 +38,9 @@ double host_idle_s(std::span<const HostItem> items, const HostSpec& host) {
   for (size_t i = 0; i < items.size() && i <= begin; ++i) {
     first.gpu_s += items[i].gpu_s;
     first.launches += items[i].launches;
-    first.native_launches += items[i].native_launches;
+    first.host_s += items[i].host_s;
   }
-  double idle_s = std::max(0.0, host_launch_s(first.launches, first.native_launches, host) - first.gpu_s);
+  double idle_s = std::max(0.0, first.host_s - first.gpu_s);
   // Each later stretch runs from one sync to the next (or the end of the pass).
   while (begin < items.size()) {
     idle_s += host.sync_s;

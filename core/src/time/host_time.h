@@ -26,18 +26,12 @@ struct HostStretch {
   double gpu_s = 0.0;
   double launches = 0.0;  ///< kernel (and graph) launches the host makes
   double syncs = 0.0;     ///< host-device synchronisations at its end
-  double native_launches = 0.0;  ///< of `launches`, those native code issues in a loop
+  double host_s = 0.0;    ///< the host's CPU time for those launches
 };
-
-// Host time of `launches` launches, `native` of them issued by native code in a loop
-// (host.native_launch_s each; the others host.launch_s).
-inline double host_launch_s(double launches, double native, const HostSpec& host) {
-  return (launches - native) * host.launch_s + native * host.native_launch_s;
-}
 
 // GPU idle caused by the host in one stretch: max(0, host - GPU) + the syncs.
 inline double host_overhead_s(const HostStretch& s, const HostSpec& host) {
-  const double behind = host_launch_s(s.launches, s.native_launches, host) - s.gpu_s;
+  const double behind = s.host_s - s.gpu_s;
   return (behind > 0.0 ? behind : 0.0) + s.syncs * host.sync_s;
 }
 
@@ -47,7 +41,7 @@ struct HostItem {
   double launches = 0.0;
   double gpu_s = 0.0;
   bool sync_after = false;
-  double native_launches = 0.0;  ///< of `launches`, those native code issues in a loop
+  double host_s = 0.0;  ///< the host's CPU time for its launches
 };
 
 // GPU idle caused by the host over a pass of items in issue order. Before the

@@ -125,11 +125,7 @@ Calibration calibration_of(const Config& config, const ModelPlan& plan,
       used |= t.figures;
       // The host figures shape the estimate only where the GPU waited for the host.
       if (!host_waited) continue;
-      const double native = t.native_launches[0] + t.native_launches[1] + t.native_launches[2];
-      if (t.launches[0] + t.launches[1] + t.launches[2] > native && host.launch_s > 0.0) {
-        used.set(static_cast<size_t>(Figure::kHostLaunch));
-      }
-      if (native > 0.0 && host.native_launch_s > 0.0) used.set(static_cast<size_t>(Figure::kHostNativeLaunch));
+      used |= t.host_figures;
       if (t.host_sync && host.sync_s > 0.0) used.set(static_cast<size_t>(Figure::kHostSync));
     }
   }

@@ -91,6 +91,24 @@ double memory_kernel_time_s(double bytes, const MemoryKernelSpec& kernel, const 
   return bytes / (gpu.hbm_bandwidth_bytes_per_s * kernel.efficiency) + kernels * kernel.latency_s;
 }
 
+namespace {
+
+// `kernels` launches in pass p: `native` of them from a C++ loop, `expert_gemms` of them a
+// grouped linear's expert GEMMs after the first, the rest eager (time/host_time.h).
+void add_launches(OpTime& t, size_t p, double kernels, double native, double expert_gemms,
+                  const HostSpec& host) {
+  const double eager = kernels - native - expert_gemms;
+  t.launches[p] += kernels;
+  t.host_s[p] += eager * host.launch_s + native * host.native_launch_s + expert_gemms * host.expert_gemm_launch_s;
+  if (eager > 0.0 && host.launch_s > 0.0) t.host_figures.set(static_cast<size_t>(Figure::kHostLaunch));
+  if (native > 0.0 && host.native_launch_s > 0.0) t.host_figures.set(static_cast<size_t>(Figure::kHostNativeLaunch));
+  if (expert_gemms > 0.0 && host.expert_gemm_launch_s > 0.0) {
+    t.host_figures.set(static_cast<size_t>(Figure::kHostExpertGemmLaunch));
+  }
+}
+
+}  // namespace
+
 OpTime op_time(const Op& op, const Config& config) {
   return op_time(op, config, GemmCalibrationTables(config.system, config.training));
 }
@@ -98,6 +116,7 @@ OpTime op_time(const Op& op, const Config& config) {
 OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& tables) {
   OpTime t;
   const SystemSpec& system = config.system;
+  const HostSpec& host = system.efficiency.host;
   // A captured op costs the host nothing per kernel (the graph is one launch).
   t.captured = graph_captured(op.scope, config.training);
   t.host_sync = op.host_sync;
@@ -136,8 +155,7 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
     t.compute_s[p] = std::max(compute_s, memory_s);
     t.flops[p] = cost.flops;
     t.bytes[p] = cost.bytes;
-    t.launches[p] = t.captured ? 0.0 : cost.kernels;
-    t.native_launches[p] = t.captured ? 0.0 : cost.native_kernels;
+    if (!t.captured) add_launches(t, p, cost.kernels, cost.native_kernels, cost.expert_gemm_kernels, host);
   }
   std::array<CommTimes, kNumPasses> hidden{};
   // With --tp-comm-overlap a linear's sequence-parallel all-gather / reduce-scatter
@@ -162,15 +180,13 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
           tp_overlap_cost(method, gemm_s[static_cast<size_t>(gemm_pass)], seconds, step_s, parallel.tp);
       const auto pass = static_cast<size_t>(call.pass);
       t.comm[pass].tp_s += cost.exposed_comm_s;
-      if (!t.captured) {
-        t.launches[pass] += 1.0 + cost.extra_launches;
-        t.native_launches[pass] += cost.extra_launches;  // userbuffers' C++ chunk loop
-      }
+      // The chunk GEMMs and copies come from userbuffers' C++ loop: native launches.
+      if (!t.captured) add_launches(t, pass, 1.0 + cost.extra_launches, cost.extra_launches, 0.0, host);
       continue;
     }
     if (call.group == CommGroup::kCp && call.overlaps_compute) {
       add_comm(t.comm[static_cast<size_t>(call.pass)], call.group, ring_exposed_s(call, config, t));
-      if (!t.captured) t.launches[static_cast<size_t>(call.pass)] += 1.0;
+      if (!t.captured) add_launches(t, static_cast<size_t>(call.pass), 1.0, 0.0, 0.0, host);
       continue;
     }
     // A routed all-to-all's bytes follow the dispatcher and routing (W4).
@@ -181,7 +197,7 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
                                              system, config.training.nccl_nvls);
     const auto pass = static_cast<size_t>(call.pass);
     add_comm(call.overlaps_compute ? hidden[pass] : t.comm[pass], call.group, seconds);
-    if (!t.captured) t.launches[pass] += 1.0;  // one NCCL kernel per collective
+    if (!t.captured) add_launches(t, pass, 1.0, 0.0, 0.0, host);  // one NCCL kernel per collective
   }
   for (size_t pass = 0; pass < static_cast<size_t>(kNumPasses); ++pass) {
     // Overlapped transfers are exposed only where they outlast the compute.
@@ -191,7 +207,7 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
   if (op.recompute && !op.recompute_tail) {
     t.recompute_s = t.compute_s[0];
     t.recompute_launches = t.launches[0];
-    t.recompute_native_launches = t.native_launches[0];
+    t.recompute_host_s = t.host_s[0];
     if (op.recompute_comm) t.recompute_comm = t.comm[0];
   }
   return t;

@@ -38,10 +38,12 @@ struct OpTime {
   /// Kernels the host launches per pass (the op's kernels and collectives; 0 when
   /// the op sits in a captured CUDA graph).
   std::array<double, kNumPasses> launches{};
-  /// Of `launches`, those native code issues in a loop within one host call.
-  std::array<double, kNumPasses> native_launches{};
+  /// Host CPU time of those launches per pass (eager, native-loop and expert-GEMM
+  /// launches each at their own cost, time/host_time.h).
+  std::array<double, kNumPasses> host_s{};
   double recompute_launches = 0.0;
-  double recompute_native_launches = 0.0;
+  double recompute_host_s = 0.0;
+  FigureSet host_figures;  ///< the host launch figures its launches use
   bool captured = false;                       ///< inside a captured CUDA graph
   bool host_sync = false;                      ///< the host waits for the GPU after its forward
   int measured_lookups = 0;                    ///< passes priced from a measured table
