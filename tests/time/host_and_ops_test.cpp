@@ -181,15 +181,19 @@ TEST(CalibrationTest, AHostBoundMoeRunRestsOnTheAssumedHostSync) {
   EXPECT_TRUE(sync) << result["calibration"];
 }
 
+// Whether an estimate's result.calibration lists the figure at `pointer`.
+bool names_figure(const nlohmann::json& result, const std::string& pointer) {
+  for (const auto& f : result["calibration"]["figures"]) {
+    if (f["figure"] == pointer) return true;
+  }
+  return false;
+}
+
 TEST(CalibrationTest, AHostBoundMoeRunNamesTheExpertGemmLaunchFigure) {
   nlohmann::json config = small_moe();
   config["system"]["efficiency"] = {{"host", {{"expert_gemm_launch_us", 500}}}};
   const nlohmann::json result = testing::estimate_ok(config);
-  bool expert = false;
-  for (const auto& f : result["calibration"]["figures"]) {
-    if (f["figure"] == "/efficiency/host/expert_gemm_launch_us") expert = true;
-  }
-  EXPECT_TRUE(expert) << result["calibration"];
+  EXPECT_TRUE(names_figure(result, "/efficiency/host/expert_gemm_launch_us")) << result["calibration"];
 }
 
 TEST(CalibrationTest, TpCommOverlapNamesTheNativeLaunchFigure) {
@@ -199,11 +203,7 @@ TEST(CalibrationTest, TpCommOverlapNamesTheNativeLaunchFigure) {
   config["training"]["tp_comm_overlap"] = true;
   config["system"]["efficiency"] = {{"host", {{"native_launch_us", 2000}}}};
   const nlohmann::json result = testing::estimate_ok(config);
-  bool native = false;
-  for (const auto& f : result["calibration"]["figures"]) {
-    if (f["figure"] == "/efficiency/host/native_launch_us") native = true;
-  }
-  EXPECT_TRUE(native) << result["calibration"];
+  EXPECT_TRUE(names_figure(result, "/efficiency/host/native_launch_us")) << result["calibration"];
 }
 
 }  // namespace
