@@ -52,7 +52,8 @@ constexpr double kFitLow = 0.5, kFitHigh = 1.0, kFractionStep = 0.0005;
 // plausible range, a few times the 5-25 us secondary sources give per eager op:
 // the cases outside Blackwell hardly constrain the figure (fitted without
 // Blackwell it ran to 98.5 us on a grid to 100, and the GB200 Qwen3-235B rows
-// then came out 60% too slow), so the bound is a prior, stated, not a fit.
+// then came out 60% too slow, with the expert GEMMs still at the native 5 us),
+// so the bound is a prior, stated, not a fit.
 constexpr double kLaunchGrid_us[] = {0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0};
 constexpr size_t kLaunchPoints = std::size(kLaunchGrid_us);
 constexpr double kLaunchStep_us = 0.5;
