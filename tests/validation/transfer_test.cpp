@@ -22,10 +22,10 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -83,7 +83,7 @@ const Data& data() {
     for (const PublishedCase& c : validation::published_cases()) {
       std::array<Surrogate, kLaunchPoints> per_launch;
       std::string error;
-      for (size_t k = 0; k < kLaunchPoints && error.empty(); ++k) {
+      for (size_t k = 0; k < kLaunchPoints; ++k) {
         const Outcome one = validation::evaluate(c, patch({1.0, kLaunchGrid_us[k]}));
         const Outcome low = validation::evaluate(c, patch({0.8, kLaunchGrid_us[k]}));
         error = one.error + low.error;
@@ -116,14 +116,17 @@ double surrogate_ratio(const std::array<Surrogate, kLaunchPoints>& s, const Fit&
 // selected cases: a grid search over the whole box (the loss is cheap; no local minimum traps it).
 Fit fit(const std::function<bool(const PublishedCase&)>& use) {
   const Data& d = data();
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < d.cases.size(); ++i) {
+    if (use(*d.cases[i])) selected.push_back(i);
+  }
   Fit best_fit;
   double best = 1e300;
   const double launch_high = kLaunchGrid_us[kLaunchPoints - 1];
   for (double l = 0.0; l <= launch_high + 1e-9; l += kLaunchStep_us) {
     for (double f = kFitLow; f <= kFitHigh + 1e-12; f += kFractionStep) {
       double loss = 0.0;
-      for (size_t i = 0; i < d.cases.size(); ++i) {
-        if (!use(*d.cases[i])) continue;
+      for (const size_t i : selected) {
         const double r = surrogate_ratio(d.surrogate[i], {f, l});
         loss += r > 0.0 ? std::log(r) * std::log(r) : 1e6;
       }

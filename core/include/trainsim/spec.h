@@ -363,8 +363,8 @@ struct AttentionTable {
 struct HostSpec {
   double launch_s = 0.0;  ///< CPU time per eagerly launched kernel (PyTorch + TE dispatch included)
   /// CPU time per kernel that native code launches in a loop within one host call
-  /// (Transformer Engine's C++: a grouped linear's per-expert GEMMs and quantisations,
-  /// userbuffers' chunked GEMMs and copies); no Python or dispatcher work per kernel
+  /// (Transformer Engine's C++: a grouped linear's per-expert quantisations after the
+  /// first, userbuffers' chunked GEMMs and copies); no Python or dispatcher work per kernel
   double native_launch_s = 0.0;
   /// CPU time per expert GEMM of a grouped linear after the first (Transformer Engine's
   /// general_grouped_gemm: a cuBLASLt call and a stream hand-off per expert)

@@ -52,7 +52,7 @@ struct PassCost {
   ComputeClass compute = ComputeClass::kNone;
   MemoryClass memory = MemoryClass::kDefault;
   /// Of `kernels`, those native code launches in a loop within one host call (a grouped
-  /// linear's per-expert kernels, userbuffers' chunks): host.native_launch_s each.
+  /// linear's per-expert casts after the first): host.native_launch_s each.
   double native_kernels = 0.0;
   /// Of `kernels`, a grouped linear's expert GEMMs after the first (host.expert_gemm_launch_s each).
   double expert_gemm_kernels = 0.0;

@@ -60,7 +60,7 @@ const Table<HostSpec>& host_table() {
       H::number("launch_us", TRAINSIM_AT(launch_s), kDefault, 0.0, 1e6, false, kMicro,
                 {"us", "Host per kernel", "CPU time per eagerly launched kernel (PyTorch + Transformer Engine dispatch); 0 = host time not modelled"}),
       H::number("native_launch_us", TRAINSIM_AT(native_launch_s), kDefault, 0.0, 1e6, false, kMicro,
-                {"us", "Host per native kernel", "CPU time per kernel native code launches in a loop within one call (Transformer Engine C++: per-expert GEMMs of a grouped linear, userbuffers chunks)"}),
+                {"us", "Host per native kernel", "CPU time per kernel native code launches in a loop within one call (Transformer Engine C++: per-expert casts of a grouped linear, userbuffers chunks)"}),
       H::number("expert_gemm_launch_us", TRAINSIM_AT(expert_gemm_launch_s), kDefault, 0.0, 1e6, false, kMicro,
                 {"us", "Host per expert GEMM", "CPU time per expert GEMM of a grouped linear after the first (Transformer Engine general_grouped_gemm: cuBLASLt call and stream hand-off per expert)"}),
       H::number("sync_us", TRAINSIM_AT(sync_s), kDefault, 0.0, 1e6, false, kMicro,

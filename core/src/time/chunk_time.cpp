@@ -33,8 +33,6 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
     for (const OpTime& t : per_op[b]) {
       // A captured region costs one graph launch per pass.
       const double graph_launch = t.captured && !in_graph ? 1.0 : 0.0;
-      forward.launches += graph_launch;
-      backward.launches += graph_launch;
       forward.host_s += graph_launch * host.launch_s;
       backward.host_s += graph_launch * host.launch_s;
       in_graph = t.captured;
@@ -44,10 +42,6 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
         recompute_items.push_back({t.recompute_launches, t.recompute_s + t.recompute_comm.total(), t.host_sync,
                                    t.recompute_host_s});
       }
-      forward.launches += t.launches[0];
-      backward.launches += t.launches[1] + t.launches[2];
-      weight_pass.launches += t.launches[2];
-      recompute.launches += t.recompute_launches;
       forward.host_s += t.host_s[0];
       backward.host_s += t.host_s[1] + t.host_s[2];
       weight_pass.host_s += t.host_s[2];
@@ -101,8 +95,7 @@ std::vector<ChunkTime> block_times(const Config& config, const ModelPlan& plan,
       block.backward_host_s = host_idle_s(recompute_items, host);
       block.backward_free = backward;
     } else {
-      block.backward_free = {backward.gpu_s + recompute.gpu_s, backward.launches + recompute.launches, 0.0,
-                             backward.host_s + recompute.host_s};
+      block.backward_free = {backward.gpu_s + recompute.gpu_s, backward.host_s + recompute.host_s, 0.0};
     }
   }
   return per_block;
@@ -132,14 +125,12 @@ ChunkTime chunk_time(const std::vector<ChunkTime>& per_block, const ChunkPlan& c
                                 std::pair{&total.backward_free, &block.backward_free},
                                 std::pair{&total.weight_free, &block.weight_free}}) {
       pooled->gpu_s += r * part->gpu_s;
-      pooled->launches += r * part->launches;
       pooled->host_s += r * part->host_s;
     }
   }
   total.forward_host_s += host_overhead_s(total.forward_free, host);
   const HostStretch input_grad{total.backward_free.gpu_s - total.weight_free.gpu_s,
-                               total.backward_free.launches - total.weight_free.launches, 0.0,
-                               total.backward_free.host_s - total.weight_free.host_s};
+                               total.backward_free.host_s - total.weight_free.host_s, 0.0};
   total.input_grad_host_s = total.backward_host_s + host_overhead_s(input_grad, host);
   total.weight_host_s = host_overhead_s(total.weight_free, host);
   total.backward_host_s += host_overhead_s(total.backward_free, host);

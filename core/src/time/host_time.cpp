@@ -37,7 +37,6 @@ double host_idle_s(std::span<const HostItem> items, const HostSpec& host) {
   HostStretch first;
   for (size_t i = 0; i < items.size() && i <= begin; ++i) {
     first.gpu_s += items[i].gpu_s;
-    first.launches += items[i].launches;
     first.host_s += items[i].host_s;
   }
   double idle_s = std::max(0.0, first.host_s - first.gpu_s);

@@ -24,9 +24,8 @@ namespace trainsim {
 // A stretch of GPU work and the host work that issues it.
 struct HostStretch {
   double gpu_s = 0.0;
-  double launches = 0.0;  ///< kernel (and graph) launches the host makes
-  double syncs = 0.0;     ///< host-device synchronisations at its end
-  double host_s = 0.0;    ///< the host's CPU time for those launches
+  double host_s = 0.0;  ///< the host's CPU time for the kernel (and graph) launches it makes
+  double syncs = 0.0;   ///< host-device synchronisations at its end
 };
 
 // GPU idle caused by the host in one stretch: max(0, host - GPU) + the syncs.
