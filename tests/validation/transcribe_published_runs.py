@@ -223,6 +223,58 @@ QWEN3_235B_H100_RECIPE_V030 = ("Megatron-Bridge v0.3.0 scripts/performance/confi
                                "qwen3_llm_pretrain.py")
 
 # Known deviations (published_runs_test.cpp holds them to a wider bound), each with its reason.
+# CUDA graphs, MoE token dropping and dispatcher backends of the Megatron-Bridge performance
+# recipes, per table row, where the recipe of that release matches the row's layout (TP, PP, VP,
+# EP, MBS, GBS); rows whose recipe is ambiguous keep none and say nothing.
+# 25.09: scripts/performance/configs/{llama3,qwen3}/*_llm_pretrain.yaml at commit cac49dcd7
+#   (2025-09-27, "qwen3 2509"; a28844195 on the 25.09 release branch agrees for these rows):
+#   "cuda_graphs: true" sets enable_cuda_graph (scripts/performance/utils/helpers.py
+#   set_cuda_graph_overrides), Megatron-Core's per-layer graphs of each whole transformer layer;
+#   scripts/performance/run_script.py applies apply_moe_token_drop to Qwen3 (capacity factor 1.0,
+#   pad_expert_input_to_capacity), so the MoE has static shapes and no host sync.
+# 25.11: scripts/performance/configs/llama3/workload_base_configs.py at 87aa39ce7 (2025-11-10)
+#   and at v0.2.0 (2025-11-26) both set cuda_graph_impl "local" with scope "full_iteration"
+#   for these rows (they disagree for the GB200 FP8-CS row, which keeps none).
+# 26.02: scripts/performance/configs/qwen/qwen3_workload_base_configs.py at v0.3.0,
+#   QWEN3_235B_A22B_PRETRAIN_CONFIG_{GB300,GB200}_FP8_MX_V2 (the table's layouts): Transformer
+#   Engine graphs of attn, moe_router and moe_preprocess, HybridEP (moe_flex_dispatcher_backend)
+#   with 32 SMs (scripts/performance/utils/overrides.py).
+WHOLE_LAYER_GRAPHS = ({"cuda_graph": {"impl": "local", "modules": []}},
+                      "CUDA graphs of each whole layer (the 25.09 recipe's cuda_graphs: true, "
+                      "Megatron-Core enable_cuda_graph; Megatron-Bridge cac49dcd7 "
+                      "scripts/performance/configs)")
+TOKEN_DROP = ({"moe_capacity_factor": 1.0, "moe_pad_to_capacity": True},
+              "token-drop MoE of the 25.09 run script (apply_moe_token_drop: capacity factor 1.0, "
+              "padded to capacity; Megatron-Bridge cac49dcd7 scripts/performance/run_script.py), "
+              "routing force-balanced so no token is dropped")
+FULL_ITERATION_GRAPHS = ({"cuda_graph": {"impl": "full_iteration", "modules": []}},
+                         "full-iteration CUDA graphs (cuda_graph_impl local, scope full_iteration "
+                         "in Megatron-Bridge 87aa39ce7 and v0.2.0 scripts/performance/configs/"
+                         "llama3/workload_base_configs.py)")
+TE_GRAPHS_HYBRIDEP = ({"cuda_graph": {"impl": "transformer_engine",
+                                      "modules": ["attn", "moe_router", "moe_preprocess"]},
+                       "moe_token_dispatcher": "flex", "moe_flex_dispatcher_num_sms": 32},
+                      "Transformer Engine CUDA graphs of attn, moe_router and moe_preprocess and "
+                      "HybridEP with 32 SMs, priced as the flex dispatcher (Megatron-Bridge v0.3.0 "
+                      "scripts/performance/configs/qwen/qwen3_workload_base_configs.py, "
+                      "*_FP8_MX_V2 of this GPU; utils/overrides.py)")
+RECIPE_KNOBS = {
+    "mbridge25.09-DGX-GB200-llama3-8B-FP8-CS-8gpu": [WHOLE_LAYER_GRAPHS],
+    "mbridge25.09-DGX-GB200-llama3-8B-FP8-MX-8gpu": [WHOLE_LAYER_GRAPHS],
+    "mbridge25.09-DGX-B200-llama3-8B-FP8-CS-8gpu": [WHOLE_LAYER_GRAPHS],
+    "mbridge25.09-DGX-B200-llama3-8B-FP8-MX-8gpu": [WHOLE_LAYER_GRAPHS],
+    "mbridge25.09-DGX-GB200-qwen3-235B-A22B-FP8-CS-64gpu": [TOKEN_DROP, WHOLE_LAYER_GRAPHS],
+    "mbridge25.09-DGX-GB200-qwen3-235B-A22B-FP8-MX-64gpu": [TOKEN_DROP, WHOLE_LAYER_GRAPHS],
+    "mbridge25.09-DGX-B200-qwen3-235B-A22B-FP8-CS-64gpu": [TOKEN_DROP],
+    "mbridge25.09-DGX-B200-qwen3-235B-A22B-FP8-MX-64gpu": [TOKEN_DROP],
+    "mbridge25.11-DGX-B200-LLAMA3_8B-FP8-CS-8gpu": [FULL_ITERATION_GRAPHS],
+    "mbridge25.11-DGX-B200-llama3-8B-FP8-MX-8gpu": [FULL_ITERATION_GRAPHS],
+    "mbridge25.11-DGX-GB200-llama3-8B-FP8-MX-8gpu": [FULL_ITERATION_GRAPHS],
+    "mbridge26.02-DGX-GB300-qwen3-235B-A22B-FP8-MX-256gpu": [TE_GRAPHS_HYBRIDEP],
+    "mbridge26.02-DGX-GB200-qwen3-235B-A22B-FP8-MX-256gpu": [TE_GRAPHS_HYBRIDEP],
+}
+
+
 KNOWN_DEVIATIONS = {
     "mcore-readme-h100-weak-32B": (
         "predicted 25% too slow since the links run at their nccl-tests figures: the data-parallel "
@@ -436,7 +488,7 @@ def build(c, survey):
             assumptions.append("fp8: the 25.09 table has no precision column; 725 model TFLOP/s "
                                "is 73% of the bf16 peak, so the run was fp8 (as the 25.11 row)")
         mxfp8 = "FP8-MX" in precision or "MXFP8" in precision
-        if "tokendrop" in precision:
+        if "tokendrop" in precision and c["id"] not in RECIPE_KNOBS:
             assumptions.append("token-drop MoE priced as balanced dropless routing")
         megatron_modern(t, assumptions, fp8=fp8)
         if fp8:
@@ -484,6 +536,17 @@ def build(c, survey):
             assumptions.append("Megatron-Bridge perf recipe: distributed optimizer, overlapped DP "
                                "communication, SP + TP comm overlap when tp > 1, bf16 gradient "
                                "reduction, no recompute; MoE routing force-balanced")
+        if c["model"] == "qwen3-235B-A22B":
+            # Megatron-Bridge: the Qwen3 MoE provider sets moe_permute_fusion (src/megatron/
+            # bridge/models/qwen/qwen_provider.py) and the perf configs moe_router_fusion
+            # (scripts/performance/configs/qwen3: the 25.09 yaml, set_qwen3_common_configs).
+            t["moe_router_fusion"] = True
+            t["moe_permute_fusion"] = True
+            assumptions.append("fused MoE router and token permutation (Megatron-Bridge Qwen3 "
+                               "provider moe_permute_fusion, perf configs moe_router_fusion)")
+        for knobs, why in RECIPE_KNOBS.get(c["id"], []):
+            t.update(knobs)
+            assumptions.append(why)
         measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
     elif key == "mlm-examples-llama":
         megatron_modern(t, assumptions, fp8=True)

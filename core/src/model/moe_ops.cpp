@@ -198,9 +198,13 @@ void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   ops.push_back(router(f, r, rc.selective));
   // The dispatcher copies the tokens-per-expert counts to the host once per
   // layer forward (token_dispatcher.py, _maybe_dtoh_and_synchronize; the
-  // AllGather dispatcher's .cpu()): the host waits for the router. A captured
-  // drop-and-pad MoE has static shapes and no sync.
-  ops.back().host_sync = !graph_captured(GraphScope::kMoeExperts, ctx.training);
+  // AllGather dispatcher's .cpu()): the host waits for the router. A drop-and-pad
+  // MoE has static shapes: the all-to-all dispatcher fills its counts with the
+  // capacity and never syncs (preprocess: cuda_sync_point stays "no_sync"), and a
+  // captured one has no host step at all.
+  const bool static_counts =
+      ctx.training.moe.pad_to_capacity && ctx.training.moe.dispatcher == MoeDispatcher::kAllToAll;
+  ops.back().host_sync = !static_counts && !graph_captured(GraphScope::kMoeExperts, ctx.training);
   const MoeTrainingSpec& balance = ctx.training.moe;
   if ((balance.aux_loss_coeff > 0.0 && balance.load_balancing != MoeLoadBalancing::kNone) ||
       balance.expert_bias) {

@@ -104,11 +104,16 @@ Op OpFactory::quantizer(const char* name, double numel, double grad_numel, doubl
   // Forward: the input; backward: the output gradient. The weight is quantised
   // once per step and cached across micro-batches (with fp8 parameters it is
   // stored quantised): not priced per micro-batch. kernel_copies: per-expert
-  // launches of a grouped linear (Transformer Engine quantises each expert's split),
-  // all but the first issued by one C++ call's loop (tex.split_quantize, called from
-  // transformer_engine/pytorch/module/_split_quantization.py): native launches.
+  // launches of a grouped linear (Transformer Engine quantises each expert's split
+  // in one C++ call's loop: tex.split_quantize, called from
+  // transformer_engine/pytorch/module/_split_quantization.py). Every kernel after
+  // the first of that one call is a native launch: the per-expert copies, and
+  // the amax and scale kernels that precede a current-scaling or NVFP4 cast
+  // (transformer_engine/pytorch/csrc/quantizer.cpp, Float8CurrentScalingQuantizer::
+  // quantize_impl: nvte_compute_amax, the amax all-reduce, nvte_compute_scale_from_amax,
+  // nvte_quantize_v2, all within one call from Python).
   const QuantCost q = quant_cost(ctx_.format, ctx_.training.fp8_recipe);
-  const double native = q.kernels * std::max(0.0, kernel_copies - 1.0);
+  const double native = std::max(0.0, q.kernels * kernel_copies - 1.0);
   set_memory_pass(op, Pass::kForward, q.bytes_per_element * numel, q.kernels * kernel_copies, native);
   set_memory_pass(op, Pass::kBackwardData, q.bytes_per_element * grad_numel, q.kernels * kernel_copies, native);
   if (ctx_.format == GemmFormat::kFp8 && ctx_.training.fp8_recipe == Fp8Recipe::kTensorwise && ctx_.tp > 1 &&
