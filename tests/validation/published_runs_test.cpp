@@ -44,10 +44,11 @@ const char* known_deviation(const PublishedCase& c) {
   // A case whose data file states its deviation and the reason (published_runs_frontier.json).
   if (!c.known_deviation.empty()) return c.known_deviation.c_str();
   if (c.gpu == "b200-sxm-180gb" && c.id.find("235B") != std::string::npos) {
-    return "Qwen3-235B on 8-GPU B200 nodes predicted 30-60% too fast: SimuMax's B200 grouped-GEMM "
-           "table calibrates the expert GEMMs (bf16, about 0.7 of the dense level at 256 rows per "
-           "expert), but no FP8 / MXFP8 grouped-GEMM measurement of Blackwell exists, and the 25.11 "
-           "row runs 23% slower than the 25.09 rows of the same layout";
+    return "Qwen3-235B on 8-GPU B200 nodes predicted 16-46% too fast: SimuMax's B200 grouped-GEMM "
+           "table calibrates the expert GEMMs in bf16 only, no FP8 / MXFP8 grouped-GEMM measurement "
+           "of Blackwell exists, and the GB200 25.09 rows, CUDA-graphed whole, miss as much (GPU "
+           "time of the MoE layer, not host); the dropless 25.11 row runs 31% slower than the "
+           "token-drop 25.09 rows of its layout, where the host and sync model gives 9%";
   }
   return nullptr;
 }
