@@ -71,11 +71,12 @@ def gpt_model(name, layers, hidden, heads, ffn, vocab, max_pos, head_dim=None):
 
 
 def nemotron_model(name, layers, hidden, heads, ffn, kv_heads=None):
-    # NeMo nemo/collections/llm/gpt/model/nemotron.py: LayerNorm, squared ReLU, RoPE, untied,
-    # no linear bias, vocab 256000. Squared ReLU has the GEMM shapes of GeLU (non-gated MLP).
+    # NeMo nemo/collections/llm/gpt/model/nemotron.py and NeMo-Framework-Launcher 24.07
+    # conf/training/nemotron/nemotron_{8b,22b}.yaml: LayerNorm (layernorm1p), squared ReLU,
+    # RoPE, untied, no linear bias, vocab 256000.
     model = {"name": name, "num_layers": layers, "hidden_size": hidden,
              "num_attention_heads": heads, "ffn_hidden_size": ffn, "vocab_size": 256000,
-             "activation": "gelu", "norm": "layernorm", "position_embedding": "rope",
+             "activation": "squared_relu", "norm": "layernorm", "position_embedding": "rope",
              "tie_embeddings": False}
     if kv_heads:
         model["num_kv_heads"] = kv_heads
