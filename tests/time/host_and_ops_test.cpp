@@ -112,6 +112,21 @@ TEST(HostTimeTest, DropAndPadMoeHasNoTokenCountSync) {
   EXPECT_EQ(host_s(testing::estimate_ok(config)), 0.0);
 }
 
+// Dropless all-to-all dispatch gathers the tokens-per-expert counts over the expert
+// group before its sync (Megatron-LM token_dispatcher.py preprocess); drop-and-pad
+// fills them with the capacity and gathers nothing. The gather is latency-bound.
+TEST(HostTimeTest, DroplessDispatchGathersTheTokenCountsOverTheExpertGroup) {
+  nlohmann::json config = small_moe();
+  auto ep_s = [](const nlohmann::json& r) { return r["time"]["breakdown"]["ep_comm_exposed_s"].get<double>(); };
+  const double dropless = ep_s(testing::estimate_ok(config));
+  config["training"]["moe_capacity_factor"] = 1.0;
+  config["training"]["moe_pad_to_capacity"] = true;
+  const double padded = ep_s(testing::estimate_ok(config));
+  EXPECT_GT(dropless, padded);
+  // 26 MoE layers x 8 micro-batches: well under a millisecond each.
+  EXPECT_LT(dropless - padded, 26 * 8 * 1e-3);
+}
+
 // Current scaling quantises in one C++ call (Transformer Engine quantizer.cpp,
 // Float8CurrentScalingQuantizer::quantize_impl): the amax and scale kernels before
 // the cast are native launches, not eager ones.

@@ -44,7 +44,7 @@ const char* known_deviation(const PublishedCase& c) {
   // A case whose data file states its deviation and the reason (published_runs_frontier.json).
   if (!c.known_deviation.empty()) return c.known_deviation.c_str();
   if (c.gpu == "b200-sxm-180gb" && c.id.find("235B") != std::string::npos) {
-    return "Qwen3-235B on 8-GPU B200 nodes predicted 16-46% too fast: SimuMax's B200 grouped-GEMM "
+    return "Qwen3-235B on 8-GPU B200 nodes predicted 16-45% too fast: SimuMax's B200 grouped-GEMM "
            "table calibrates the expert GEMMs in bf16 only, no FP8 / MXFP8 grouped-GEMM measurement "
            "of Blackwell exists, and the GB200 25.09 rows, CUDA-graphed whole, miss as much (GPU "
            "time of the MoE layer, not host); the dropless 25.11 row runs 31% slower than the "

@@ -538,8 +538,14 @@ def build(c, survey):
             # (scripts/performance/configs/qwen3: the 25.09 yaml, set_qwen3_common_configs).
             t["moe_router_fusion"] = True
             t["moe_permute_fusion"] = True
-            assumptions.append("fused MoE router and token permutation (Megatron-Bridge Qwen3 "
-                               "provider moe_permute_fusion, perf configs moe_router_fusion)")
+            # The provider's load balancing (Qwen3MoEModelProvider at cac49dcd7, 87aa39ce7 and
+            # v0.3.0): auxiliary loss, coefficient 1e-3.
+            t["moe_router_load_balancing_type"] = "aux_loss"
+            t["moe_aux_loss_coeff"] = 1e-3
+            assumptions.append("fused MoE router and token permutation, auxiliary load-balancing "
+                               "loss 1e-3 (Megatron-Bridge Qwen3MoEModelProvider in "
+                               "src/megatron/bridge/models/qwen/qwen_provider.py; the perf "
+                               "configs' moe_router_fusion)")
         for knobs, why in RECIPE_KNOBS.get(c["id"], []):
             t.update(knobs)
             assumptions.append(why)

@@ -205,6 +205,17 @@ void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   const bool static_counts =
       ctx.training.moe.pad_to_capacity && ctx.training.moe.dispatcher == MoeDispatcher::kAllToAll;
   ops.back().host_sync = !static_counts && !graph_captured(GraphScope::kMoeExperts, ctx.training);
+  // Before that sync the dropless all-to-all dispatcher gathers every rank's
+  // tokens-per-expert counts (int64, one per expert) over its tp_ep group
+  // (token_dispatcher.py preprocess: gather_from_sequence_parallel_region; drop-and-pad
+  // returns before it): a latency-bound collective the router's output waits on.
+  // Priced over the expert group; with expert tensor parallelism the real group is
+  // etp times larger.
+  if (!static_counts && ctx.training.moe.dispatcher == MoeDispatcher::kAllToAll && (ctx.ep > 1 || ctx.etp > 1)) {
+    ops.back().comms.push_back({Pass::kForward, Collective::kAllGather, CommGroup::kEp,
+                                8.0 * experts * d(ctx.ep) * d(ctx.etp)});
+    ops.back().recompute_comm = true;
+  }
   const MoeTrainingSpec& balance = ctx.training.moe;
   if ((balance.aux_loss_coeff > 0.0 && balance.load_balancing != MoeLoadBalancing::kNone) ||
       balance.expert_bias) {
