@@ -115,7 +115,7 @@ TEST(HostTimeTest, DropAndPadMoeHasNoTokenCountSync) {
 // Dropless all-to-all dispatch gathers the tokens-per-expert counts over the expert
 // group before its sync (Megatron-LM token_dispatcher.py preprocess); drop-and-pad
 // fills them with the capacity and gathers nothing. The gather is latency-bound.
-TEST(HostTimeTest, DroplessDispatchGathersTheTokenCountsOverTheExpertGroup) {
+TEST(MoeDispatchTest, DroplessDispatchGathersTheTokenCountsOverTheExpertGroup) {
   nlohmann::json config = small_moe();
   auto ep_s = [](const nlohmann::json& r) { return r["time"]["breakdown"]["ep_comm_exposed_s"].get<double>(); };
   const double dropless = ep_s(testing::estimate_ok(config));

@@ -223,7 +223,6 @@ QWEN3_235B_H100_RECIPE_V030 = ("Megatron-Bridge v0.3.0 scripts/performance/confi
                                "(QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2) and "
                                "qwen3_llm_pretrain.py")
 
-# Known deviations (published_runs_test.cpp holds them to a wider bound), each with its reason.
 # CUDA graphs, MoE token dropping and dispatcher backends of the Megatron-Bridge performance
 # recipes, per table row, where the recipe of that release matches the row's layout (TP, PP, VP,
 # EP, MBS, GBS); rows whose recipe is ambiguous keep none and say nothing.
@@ -246,8 +245,9 @@ WHOLE_LAYER_GRAPHS = ({"cuda_graph": {"impl": "local", "modules": []}},
                       "scripts/performance/configs)")
 TOKEN_DROP = ({"moe_capacity_factor": 1.0, "moe_pad_to_capacity": True},
               "token-drop MoE of the 25.09 run script (apply_moe_token_drop: capacity factor 1.0, "
-              "padded to capacity; Megatron-Bridge cac49dcd7 scripts/performance/run_script.py), "
-              "routing force-balanced so no token is dropped")
+              "padded to capacity; Megatron-Bridge cac49dcd7 scripts/performance/run_script.py): "
+              "every expert computes its full capacity, so the expert work is that of balanced "
+              "routing whatever the routing")
 FULL_ITERATION_GRAPHS = ({"cuda_graph": {"impl": "full_iteration", "modules": []}},
                          "full-iteration CUDA graphs (cuda_graph_impl local, scope full_iteration "
                          "in Megatron-Bridge 87aa39ce7 and v0.2.0 scripts/performance/configs/"
@@ -276,6 +276,7 @@ RECIPE_KNOBS = {
 }
 
 
+# Known deviations (published_runs_test.cpp holds them to a wider bound), each with its reason.
 KNOWN_DEVIATIONS = {
     "mcore-readme-h100-weak-32B": (
         "predicted 25% too slow since the links run at their nccl-tests figures: the data-parallel "

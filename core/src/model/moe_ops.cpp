@@ -202,8 +202,8 @@ void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   // MoE has static shapes: the all-to-all dispatcher fills its counts with the
   // capacity and never syncs (preprocess: cuda_sync_point stays "no_sync"), and a
   // captured one has no host step at all.
-  const bool static_counts =
-      ctx.training.moe.pad_to_capacity && ctx.training.moe.dispatcher == MoeDispatcher::kAllToAll;
+  const bool all_to_all = ctx.training.moe.dispatcher == MoeDispatcher::kAllToAll;
+  const bool static_counts = all_to_all && ctx.training.moe.pad_to_capacity;
   ops.back().host_sync = !static_counts && !graph_captured(GraphScope::kMoeExperts, ctx.training);
   // Before that sync the dropless all-to-all dispatcher gathers every rank's
   // tokens-per-expert counts (int64, one per expert) over its tp_ep group
@@ -211,7 +211,7 @@ void append_moe(OpList& ops, const OpFactory& f, const LayerRecompute& rc) {
   // returns before it): a latency-bound collective the router's output waits on.
   // Priced over the expert group; with expert tensor parallelism the real group is
   // etp times larger.
-  if (!static_counts && ctx.training.moe.dispatcher == MoeDispatcher::kAllToAll && (ctx.ep > 1 || ctx.etp > 1)) {
+  if (all_to_all && !static_counts && (ctx.ep > 1 || ctx.etp > 1)) {
     ops.back().comms.push_back({Pass::kForward, Collective::kAllGather, CommGroup::kEp,
                                 8.0 * experts * d(ctx.ep) * d(ctx.etp)});
     ops.back().recompute_comm = true;
