@@ -99,6 +99,38 @@ TEST(OverlapTest, RingAttentionBackwardAlsoSendsDkDv) {
   EXPECT_LT(backward_s, 2.0 * forward_s + 1e-12);
 }
 
+// Every kernel pays the GPU's fixed per-kernel cost, a compute-bound GEMM as much
+// as a copy (it used to vanish inside max(math, streaming + fixed)); kernels that
+// go round several streams (a grouped linear's expert GEMMs over Transformer
+// Engine's 4 compute streams) put only a stream's share of them in series.
+TEST(KernelFixedCostTest, ComputeBoundKernelsPayItTooAndStreamsShareIt) {
+  nlohmann::json document = testing::base_config();
+  const Config config = testing::parse_ok(document);
+  const double latency_s = config.system.efficiency.memory.latency_s;
+  ASSERT_GT(latency_s, 0.0);
+  Op op;
+  op.name = "gemm";
+  op.kind = OpKind::kLinear;
+  op.gemm = {1, 8192, 8192, 8192};
+  PassCost& cost = op.cost[static_cast<size_t>(Pass::kForward)];
+  cost.flops = 2.0 * 8192.0 * 8192.0 * 8192.0;
+  cost.bytes = 3.0 * 2.0 * 8192.0 * 8192.0;
+  cost.compute = ComputeClass::kGemm;
+  cost.kernels = 1.0;
+  const OpTime one = op_time(op, config);
+  const auto forward = static_cast<size_t>(Pass::kForward);
+  ASSERT_FALSE(one.memory_bound);
+  cost.kernels = 9.0;
+  const OpTime nine = op_time(op, config);
+  EXPECT_NEAR(nine.compute_s[forward] - one.compute_s[forward], 8.0 * latency_s, 1e-12);
+  cost.streams = 4.0;
+  const OpTime spread = op_time(op, config);
+  EXPECT_NEAR(spread.compute_s[forward] - one.compute_s[forward], (9.0 / 4.0 - 1.0) * latency_s, 1e-12);
+  cost.kernels = 2.0;  // fewer kernels than streams: each still pays once
+  const OpTime two = op_time(op, config);
+  EXPECT_NEAR(two.compute_s[forward], one.compute_s[forward], 1e-12);
+}
+
 TEST(MoeLayerPatternTest, EveryOtherLayerMoeHalvesTheExpertParameters) {
   const char* all = R"({"model": {"name": "toy", "num_layers": 4, "hidden_size": 1024, "num_attention_heads": 8,
       "ffn_hidden_size": 4096, "vocab_size": 32000, "moe": {"num_experts": 8, "top_k": 2, "expert_ffn_hidden_size": 1024}},

@@ -146,9 +146,12 @@ Op grouped_linear(const OpFactory& f, const char* name, int64_t tokens, int64_t 
   // (general_grouped_gemm loops over the experts on several streams), so the
   // host launches one kernel per expert and pass, all but the first from that
   // C++ loop (no Python per kernel; each a cuBLASLt call and a stream hand-off).
+  // The experts' GEMMs go round Transformer Engine's compute streams (num_compute_streams
+  // = 4, transformer_engine/common/util/multi_stream.h).
   for (PassCost& cost : op.cost) {
     cost.kernels = d(local_experts);
     cost.expert_gemm_kernels = std::max(0.0, d(local_experts) - 1.0);
+    cost.streams = 4.0;
   }
   op.grouped = {local_experts, tokens / std::max<int64_t>(local_experts, 1), n, k};
   return op;

@@ -56,6 +56,10 @@ struct PassCost {
   double native_kernels = 0.0;
   /// Of `kernels`, a grouped linear's expert GEMMs after the first (host.expert_gemm_launch_s each).
   double expert_gemm_kernels = 0.0;
+  /// Streams the pass's kernels are spread over: while one stream's kernel starts or
+  /// drains, another's runs, so only kernels / streams of the per-kernel GPU costs
+  /// fall in series (1 = one stream).
+  double streams = 1.0;
 };
 
 struct CommCall {
