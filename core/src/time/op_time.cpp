@@ -126,19 +126,22 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
     const MemoryKernelSpec& kernel = memory_class(system.efficiency, cost.memory, memory_figure);
     // Every kernel pays the GPU's fixed per-kernel cost (launch onto the SMs, ramp-up
     // and tail drain) on top of its streaming or math time: a GEMM's as much as a
-    // copy's; over several streams they partly hide behind each other.
+    // copy's (a measured per-shape kernel time holds it already); over several
+    // streams they partly hide behind each other.
     const double serial_kernels = cost.kernels / std::max(1.0, std::min(cost.streams, cost.kernels));
     const double fixed_s = cost.bytes > 0.0 ? serial_kernels * kernel.latency_s : 0.0;
-    const double memory_s = memory_kernel_time_s(cost.bytes, kernel, system.gpu, 0.0) + fixed_s;
+    const double streaming_s = memory_kernel_time_s(cost.bytes, kernel, system.gpu, 0.0);
     if (cost.bytes > 0.0) {
       t.figures.set(static_cast<size_t>(memory_figure));
       t.figures.set(static_cast<size_t>(Figure::kHbmBandwidth));
     }
     double compute_s = 0.0;
+    bool measured_kernel = false;  // a measured per-shape time already holds the kernel's fixed cost
     if (cost.flops > 0.0) {
       const EfficiencyLookup eff =
           compute_efficiency(op, static_cast<Pass>(pass), system, config.training, tables);
       (eff.measured ? t.measured_lookups : t.model_lookups) += 1;
+      measured_kernel = eff.measured;
       const GemmFormat format = cost.compute == ComputeClass::kGemm ||
                                         cost.compute == ComputeClass::kGroupedGemm
                                     ? op.format
@@ -153,11 +156,12 @@ OpTime op_time(const Op& op, const Config& config, const GemmCalibrationTables& 
         t.figures.set(static_cast<size_t>(Figure::kGemmKHalf));
       }
       t.figures.set(static_cast<size_t>(peak_figure(format, config.training.dtype)));
-      if (compute_s >= memory_s - fixed_s) t.memory_bound = false;
+      if (compute_s >= streaming_s) t.memory_bound = false;
       t.compute_only_s += compute_s;
     }
     const auto p = static_cast<size_t>(pass);
-    t.compute_s[p] = std::max(compute_s, memory_s - fixed_s) + fixed_s;
+    t.compute_s[p] = measured_kernel ? std::max(compute_s, streaming_s + fixed_s)
+                                     : std::max(compute_s, streaming_s) + fixed_s;
     t.flops[p] = cost.flops;
     t.bytes[p] = cost.bytes;
     if (!t.captured) add_launches(t, p, cost.kernels, cost.native_kernels, cost.expert_gemm_kernels, host);

@@ -182,8 +182,9 @@ PipelineRun run_ordered(const PipelineRunInput& in) {
       const ChunkTime& b = rank[static_cast<size_t>(a.backward_chunk)];
       const double pair = run_in.overlapped_s[static_cast<size_t>(r)]
                                              [static_cast<size_t>(a.chunk * chunks + a.backward_chunk)];
+      // (never below zero: without expert communication the two sides differ by rounding only)
       run.hidden_ep_s[static_cast<size_t>(r)] +=
-          f.forward_phase_s() + b.input_grad_pass_s() + b.weight_pass_s() - pair;
+          std::max(0.0, f.forward_phase_s() + b.input_grad_pass_s() + b.weight_pass_s() - pair);
     }
   }
   // Every hop of a micro-batch's route that crosses a link is sent by one rank
