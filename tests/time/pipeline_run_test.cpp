@@ -95,9 +95,14 @@ TEST(PipelineRunTest, ZeroBubbleSchedulesShrinkTheBubble) {
   // (equal here up to rounding: the summation order of the two schedules' events differs)
   EXPECT_LE(part(h2, "bubble_s"), part(h1, "bubble_s") * (1.0 + 1e-12));
   EXPECT_LT(h1["time"]["iteration_s"].get<double>(), one["time"]["iteration_s"].get<double>());
-  // Same work, only reordered.
-  EXPECT_DOUBLE_EQ(part(h1, "forward_s"), part(one, "forward_s"));
-  EXPECT_DOUBLE_EQ(part(h1, "backward_s"), part(one, "backward_s"));
+  // Same work, only reordered (per stage: which stage is critical may differ, as a stage
+  // that finishes early hides its gradient reduction).
+  for (size_t s = 0; s < 4; ++s) {
+    const json& a = h1["time"]["stages"][s]["breakdown"];
+    const json& b = one["time"]["stages"][s]["breakdown"];
+    EXPECT_DOUBLE_EQ(a["forward_s"].get<double>(), b["forward_s"].get<double>()) << s;
+    EXPECT_DOUBLE_EQ(a["backward_s"].get<double>(), b["backward_s"].get<double>()) << s;
+  }
 }
 
 TEST(PipelineRunTest, ActivationsInFlightFollowEachPaper) {

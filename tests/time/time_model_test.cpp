@@ -49,6 +49,25 @@ TEST(OverlapTest, RingAttentionHidesKvExchangeBehindAttention) {
             a2a["time"]["breakdown"]["cp_comm_exposed_s"].get<double>());
 }
 
+// A stage's gradient reduction starts when its own last backward ends (Megatron's
+// finalize_model_grads runs when the rank's schedule returns). In 1F1B the last
+// stage finishes first, so its reduction hides in its cool-down idle and only the
+// parameter gather after the optimizer step stays; the first stage, which finishes
+// last, exposes its whole reduction as before.
+TEST(OverlapTest, LaterPipelineStagesHideTheirGradientReductionInTheCoolDown) {
+  const auto r = estimate_patch(
+      R"({"training": {"tp": 1, "pp": 4, "global_batch_size": 32}, "system": {"num_gpus": 64}})");
+  const auto& stages = r["time"]["stages"];
+  const auto& first = stages[0];
+  const auto& last = stages[3];
+  ASSERT_LT(last["pipeline_s"].get<double>(), first["pipeline_s"].get<double>());
+  EXPECT_NEAR(first["dp_comm_exposed_s"].get<double>(), first["dp_comm_s"].get<double>(), 1e-12);
+  EXPECT_GT(last["dp_comm_exposed_s"].get<double>(), 0.0);
+  EXPECT_LT(last["dp_comm_exposed_s"].get<double>(), 0.5 * last["dp_comm_s"].get<double>());
+  EXPECT_LT(last["total_s"].get<double>(), first["total_s"].get<double>());
+  EXPECT_EQ(r["time"]["critical_stage"], 0);
+}
+
 // A cp 8 ring over tp 2 spans 16 GPUs: on 8-GPU nodes two of its hops go through
 // a NIC (50 GB/s per GPU), on a 16-GPU node every hop stays on NVLink. Each step's
 // K/V transfer waits on the slowest hop and hides behind one attention block only.

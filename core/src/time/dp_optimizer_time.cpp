@@ -84,8 +84,8 @@ void once_per_step(const Config& config, const DpStage& stage, double forward_s,
   }
   t.reduce_scatter_s = r.seconds, t.reduce_bytes = r.bytes, t.reduce_calls = r.calls;
   t.all_gather_s = g.seconds, t.gather_bytes = g.bytes, t.gather_calls = g.calls;
-  t.step_exposed_s = (o.grad_reduce ? exposed_after(r, backward_s) : r.seconds) +
-                     (o.param_gather ? exposed_after(g, forward_s) : g.seconds);
+  t.step_reduce_exposed_s = o.grad_reduce ? exposed_after(r, backward_s) : r.seconds;
+  t.step_exposed_s = t.step_reduce_exposed_s + (o.param_gather ? exposed_after(g, forward_s) : g.seconds);
 }
 
 // ZeRO 2: each chunk's gradients reduce-scattered after each of its backward
@@ -105,6 +105,7 @@ void per_micro_batch_reduce(const Config& config, const DpStage& stage, DpTime& 
   }
   t.reduce_scatter_s = total.seconds, t.reduce_bytes = total.bytes, t.reduce_calls = total.calls;
   t.step_exposed_s += tail;
+  t.step_reduce_exposed_s = tail;
 }
 
 // ZeRO 3, one chunk pass: with prefetch, unit i+1's gather runs behind unit i's

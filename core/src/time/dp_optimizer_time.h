@@ -59,6 +59,11 @@ struct DpTime {
   std::vector<double> backward_pass_exposed_s;
   /// ... and once per step after the pipeline (ZeRO 0 / 1, ZeRO 2's gather and last bucket).
   double step_exposed_s = 0.0;
+  /// Of step_exposed_s, the gradient reduction's part. It starts when the stage's own last
+  /// backward ends (Megatron's finish_grad_sync in finalize_model_grads, called when the
+  /// rank's forward_backward_func returns), which on every pipeline stage but the first
+  /// comes before the pipeline's end: that stage's cool-down idle hides it.
+  double step_reduce_exposed_s = 0.0;
   double exposed_s = 0.0;  ///< over the step: passes x per-pass exposure + step_exposed_s
   double total() const { return reduce_scatter_s + all_gather_s; }
 };

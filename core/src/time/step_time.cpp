@@ -256,6 +256,24 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   const PipelineRun pipeline =
       options.pipeline_lower_bound ? pipeline_run_lower_bound(run_in) : run_pipeline(run_in);
   const double ratio = straggler_ratio(config);
+  // The once-per-step DP communication past the pipeline's end: a stage's gradient
+  // reduction starts when its own last pass ends (time/dp_optimizer_time.h), so a
+  // stage that finishes early hides it in its cool-down; the parameter gather comes
+  // after the optimizer step.
+  // The search's lower bound does not know when each stage really finishes: it keeps
+  // only what no schedule hides, the first stage's reduction (its last backward ends
+  // every 1F1B, interleaved and zero-bubble pipeline), so the bound stays a bound.
+  const bool dualpipe = p.schedule == PipelineSchedule::kDualPipe || p.schedule == PipelineSchedule::kDualPipeV;
+  std::vector<double> dp_after_pipeline_s(plan.stages.size(), 0.0);
+  for (size_t s = 0; s < plan.stages.size(); ++s) {
+    const double gather_s = dp[s].step_exposed_s - dp[s].step_reduce_exposed_s;
+    if (options.pipeline_lower_bound) {
+      dp_after_pipeline_s[s] = gather_s + (s == 0 && !dualpipe ? dp[s].step_reduce_exposed_s : 0.0);
+      continue;
+    }
+    const double reduce_end_s = ratio * pipeline.finish_s[s] + dp[s].step_reduce_exposed_s;
+    dp_after_pipeline_s[s] = std::max(0.0, reduce_end_s - ratio * pipeline.makespan_s) + gather_s;
+  }
   TimeEstimate& time = out.time;
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const ChunkTime& c = stage_totals[s];
@@ -265,9 +283,9 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     st.backward_per_micro_batch_s = c.backward_phase_s();
     st.pipeline_s = pipeline.finish_s[s];
     st.dp_comm_s = dp[s].total();
-    st.dp_comm_exposed_s = dp_in_pipeline_s[s] + dp[s].step_exposed_s;
+    st.dp_comm_exposed_s = dp_in_pipeline_s[s] + dp_after_pipeline_s[s];
     st.optimizer_s = optimizer_time_s(config, memory[s].dense_parameters, memory[s].expert_parameters);
-    st.total_s = ratio * pipeline.makespan_s + dp[s].step_exposed_s + st.optimizer_s;
+    st.total_s = ratio * pipeline.makespan_s + dp_after_pipeline_s[s] + st.optimizer_s;
     TimeBreakdown& b = st.breakdown;
     const CommTimes comm = c.comm();
     b.forward_s = mbc * c.forward_s;
@@ -334,7 +352,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     f.p2p_s = pipeline.p2p_s[s];
     f.dp_in_pipeline_s = dp_in_pipeline_s[s];
     f.offload_exposed_s = offload_exposed_s[s];
-    f.dp_step_exposed_s = dp[s].step_exposed_s;
+    f.dp_step_exposed_s = dp_after_pipeline_s[s];
     f.straggler_ratio = ratio;
     f.optimizer = optimizer_passes(config, memory[s].dense_parameters, memory[s].expert_parameters);
     explain_time_breakdown(config, f, time.breakdown, out.explanations);
@@ -351,7 +369,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
       std::vector<TimelineSpan> spans = pipeline.timeline[s];
       const StageTime& st = time.stages[s];
       const double end = ratio * pipeline.makespan_s;
-      const double dp_end = end + dp[s].step_exposed_s;
+      const double dp_end = end + dp_after_pipeline_s[s];
       spans.push_back({"dp_comm", -1, -1, end, dp_end});
       spans.push_back({"optimizer", -1, -1, dp_end, st.total_s});
       out.timeline.stages.push_back(std::move(spans));
