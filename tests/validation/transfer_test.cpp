@@ -43,7 +43,7 @@ using validation::PublishedCase;
 // Regression guards, a little above what the model meets today (the test prints today's
 // figures; the targets are 5% / 15%).
 constexpr double kLogoMedianGuard = 0.055;
-constexpr double kLogoCaseGuard = 0.50;
+constexpr double kLogoCaseGuard = 0.45;
 constexpr double kLosoMedianGuard = 0.055;
 constexpr double kInSampleMedianGuard = 0.055;
 constexpr double kFitLow = 0.5, kFitHigh = 1.0, kFractionStep = 0.0005;
