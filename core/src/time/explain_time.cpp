@@ -115,7 +115,8 @@ void explain_time_breakdown(const Config& config, const StageTimeFigures& f,
                        "ZeRO 2/3 reduce-scatters and gathers per micro-batch that compute does not hide"),
                   term("D_step", f.dp_step_exposed_s, "s",
                        "gradient reduce-scatter / all-reduce and parameter all-gather after the pipeline, less "
-                       "what overlaps with the last backwards")},
+                       "what overlaps with the last backwards and, for the reduction, the stage's idle after "
+                       "its own last pass")},
                  "time/dp_optimizer_time.cpp: Megatron DDP / DistributedOptimizer (ZeRO 0/1), Megatron-FSDP "
                  "(ZeRO 2/3; Rajbhandari et al. 2020, section 5), priced by the link model (time/collectives.cpp)"});
   Explanation opt{pointer("optimizer_s"), b.optimizer_s, "", {},
