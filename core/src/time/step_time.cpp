@@ -261,14 +261,15 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   // stage that finishes early hides it in its cool-down; the parameter gather comes
   // after the optimizer step.
   // The search's lower bound does not know when each stage really finishes: it keeps
-  // only what no schedule hides, the first stage's reduction (its last backward ends
-  // every 1F1B, interleaved and zero-bubble pipeline), so the bound stays a bound.
-  const bool dualpipe = p.schedule == PipelineSchedule::kDualPipe || p.schedule == PipelineSchedule::kDualPipeV;
+  // only what no schedule hides, the first stage's reduction under 1F1B and interleaved
+  // 1F1B (whose last pass is the first stage's last backward; the zero-bubble and DualPipe
+  // schedules may end elsewhere, so they keep none), and the bound stays a bound.
+  const bool first_stage_ends_last = p.schedule == PipelineSchedule::kOneFOneB;
   std::vector<double> dp_after_pipeline_s(plan.stages.size(), 0.0);
   for (size_t s = 0; s < plan.stages.size(); ++s) {
     const double gather_s = dp[s].step_exposed_s - dp[s].step_reduce_exposed_s;
     if (options.pipeline_lower_bound) {
-      dp_after_pipeline_s[s] = gather_s + (s == 0 && !dualpipe ? dp[s].step_reduce_exposed_s : 0.0);
+      dp_after_pipeline_s[s] = gather_s + (s == 0 && first_stage_ends_last ? dp[s].step_reduce_exposed_s : 0.0);
       continue;
     }
     const double reduce_end_s = ratio * pipeline.finish_s[s] + dp[s].step_reduce_exposed_s;
