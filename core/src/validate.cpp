@@ -141,6 +141,13 @@ void validate_parallel(const Config& config, Checker& c) {
     const std::string reason = schedule_supported(p.schedule, p.pp, p.vpp, t.num_micro_batches);
     c.require(reason.empty(), "/training/pipeline_schedule", reason);
   }
+  // Megatron-LM megatron/training/arguments.py: without p2p overlap the interleaved
+  // schedule needs pp > 2, so that no two ranks post several transfers to each other in one
+  // batch.
+  c.require(p.vpp == 1 || p.schedule != PipelineSchedule::kOneFOneB || t.overlap.p2p || p.pp > 2,
+            "/training/overlap_p2p_comm", [&] {
+    return "false needs pp > 2 with interleaving (Megatron-LM asserts it), got pp " + str(p.pp);
+  });
   c.require(p.vpp == 1 || p.schedule != PipelineSchedule::kOneFOneB ||
                 t.num_micro_batches % p.pp == 0,
             "/training/vpp", [&] {

@@ -94,6 +94,8 @@ const KeyCase kCases[] = {
     {"training.overlap_grad_reduce", "dense", R"({"training": {"overlap_grad_reduce": true}})"},
     {"training.overlap_param_gather", "dense", R"({"training": {"overlap_param_gather": true}})"},
     {"training.tp_comm_overlap", "dense", R"({"training": {"tp_comm_overlap": true}})"},
+    {"training.overlap_p2p_comm", "dense",
+     R"({"training": {"pp": 4, "vpp": 2, "overlap_p2p_comm": false}, "system": {"num_gpus": 32}})"},
     {"training.overlap_moe_expert_parallel_comm", "moe",
      R"({"training": {"vpp": 2, "overlap_moe_expert_parallel_comm": true}})"},
     {"training.delay_wgrad_compute", "moe",

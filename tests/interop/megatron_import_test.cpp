@@ -383,6 +383,20 @@ TEST(MegatronImportNotesTest, NotModelledAndIneffectiveFlagsAreNoted) {
   EXPECT_TRUE(has_note(notes, "--num-query-groups is ignored: it has no effect together with the other flags"));
 }
 
+// --no-overlap-p2p-communication turns Megatron-LM's default p2p overlap of the interleaved
+// schedule off; both settings are modelled, so neither gives a note.
+TEST(MegatronImportNotesTest, PipelineP2pOverlapImportsWithoutNotes) {
+  for (const bool off : {false, true}) {
+    const json envelope = json::parse(import_megatron_json(
+        kBase + (off ? " --no-overlap-p2p-communication" : ""), "h200-sxm-141gb"));
+    ASSERT_TRUE(envelope["ok"].get<bool>()) << envelope.dump();
+    EXPECT_EQ(envelope["result"]["config"]["training"]["overlap_p2p_comm"], !off);
+    for (const json& note : envelope["result"]["notes"]) {
+      EXPECT_EQ(note.get<std::string>().find("overlap-p2p"), std::string::npos) << note;
+    }
+  }
+}
+
 // Megatron-FSDP sharding strategies and torch FSDP2 map to ZeRO stages that the
 // estimate prices (per-micro-batch reduce-scatters, per-unit gathers): no note
 // says they are not modelled or ignored, and the imported plan estimates.

@@ -89,5 +89,42 @@ TEST(PipelineP2pTest, InsideOneNodeTheSplitChangesLittle) {
   EXPECT_LT(sliced, whole * 2.0);
 }
 
+// Megatron-LM's overlap_p2p_comm (the default since 2023-10): the interleaved schedule's
+// steady phase sends and receives beside compute. Llama-3 8B, tp 8 x pp 4 x vpp 2 on four
+// nodes, every stage boundary on the network.
+TEST(PipelineP2pTest, OverlappedInterleavedTransfersHideBehindCompute) {
+  json config = two_node_pipeline("h100-sxm-80gb");
+  config["training"]["pp"] = 4;
+  config["training"]["vpp"] = 2;
+  config["training"]["num_micro_batches"] = 16;
+  config["system"]["num_gpus"] = 32;
+  json blocking = config;
+  blocking["training"]["overlap_p2p_comm"] = false;
+  const json on = estimate_ok(config);
+  const json off = estimate_ok(blocking);
+  const auto part = [](const json& r, const char* key) { return r["time"]["breakdown"][key].get<double>(); };
+  EXPECT_GT(part(off, "pp_comm_exposed_s"), 0.0);
+  EXPECT_LT(part(on, "pp_comm_exposed_s"), part(off, "pp_comm_exposed_s") / 2.0);
+  EXPECT_LT(on["time"]["iteration_s"].get<double>(), off["time"]["iteration_s"].get<double>());
+  EXPECT_DOUBLE_EQ(part(on, "forward_s"), part(off, "forward_s"));
+  // Without virtual stages Megatron-LM turns the overlap off: the switch changes nothing.
+  config["training"]["vpp"] = 1;
+  blocking["training"]["vpp"] = 1;
+  EXPECT_DOUBLE_EQ(estimate_ok(config)["time"]["iteration_s"].get<double>(),
+                   estimate_ok(blocking)["time"]["iteration_s"].get<double>());
+}
+
+TEST(PipelineP2pTest, BlockingInterleavedTransfersNeedMoreThanTwoStages) {
+  // Megatron-LM arguments.py: without p2p overlap the interleaved schedule needs pp > 2.
+  json config = two_node_pipeline("h100-sxm-80gb");
+  config["training"]["vpp"] = 2;
+  config["training"]["overlap_p2p_comm"] = false;
+  const json out = testing::run_estimate(config);
+  ASSERT_FALSE(out["ok"].get<bool>());
+  EXPECT_EQ(out["errors"][0]["path"], "/training/overlap_p2p_comm") << out.dump();
+  config["training"]["overlap_p2p_comm"] = true;
+  estimate_ok(config);
+}
+
 }  // namespace
 }  // namespace trainsim

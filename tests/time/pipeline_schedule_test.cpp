@@ -356,6 +356,104 @@ INSTANTIATE_TEST_SUITE_P(Schedules, PipelineTimelineTest, ::testing::ValuesIn(kT
                          [](const auto& row) { return std::string(row.param.name); });
 
 // ---------------------------------------------------------------------------
+// Interleaved with overlapped p2p (Megatron-LM overlap_p2p_comm)
+
+ScheduleInput overlapped(ScheduleInput input) {
+  input.overlap_p2p = true;
+  return input;
+}
+
+TEST(PipelineScheduleTest, OverlappedP2pWaitsOnlyForItsInputsEvenWithFreeTransfers) {
+  // A blocking bundle waits until its peers post their side, after their whole step; an
+  // overlapped pass waits only until its input was sent. Free transfers cost no waiting.
+  for (const auto& [pp, vpp, m] : {std::tuple{4, 2, 8}, std::tuple{3, 3, 6}, std::tuple{8, 4, 16}}) {
+    const ScheduleInput input = make_input(pp, vpp, m, 0.0, formula_phase);
+    const ScheduleResult blocking = simulate_pipeline(input);
+    const ScheduleResult async = simulate_pipeline(overlapped(input));
+    EXPECT_LT(async.makespan_s, blocking.makespan_s);
+    ASSERT_EQ(async.stage_p2p_wait_s.size(), static_cast<size_t>(pp));
+    for (const double wait_s : async.stage_p2p_wait_s) EXPECT_EQ(wait_s, 0.0);
+    EXPECT_TRUE(blocking.stage_p2p_wait_s.empty());
+  }
+}
+
+TEST(PipelineScheduleTest, OverlappedP2pHidesSteadyStateTransfersBehindCompute) {
+  // pp 4, vpp 2, 16 micro-batches, F = 1, B = 2 per chunk, each transfer 0.1: the blocking
+  // schedule pays the transfers of every steady step, the overlapped one only those of
+  // warm-up and cool-down (and any its compute cannot cover).
+  const ScheduleInput free = make_input(4, 2, 16, 0.0, one_and_two);
+  const ScheduleInput paid = make_input(4, 2, 16, 0.1, one_and_two);
+  const double compute_only_s = simulate_pipeline(free).makespan_s;
+  const double blocking_s = simulate_pipeline(paid).makespan_s;
+  const ScheduleResult async = simulate_pipeline(overlapped(paid));
+  EXPECT_LT(async.makespan_s, blocking_s);
+  EXPECT_GE(async.makespan_s, compute_only_s);
+  // Blocking: at least one transfer per steady step (16 x 2 - warm-up) on the critical path.
+  EXPECT_GT(blocking_s - compute_only_s, 20 * 0.1);
+  EXPECT_LT(async.makespan_s - compute_only_s, (blocking_s - compute_only_s) / 2.0);
+  for (const double wait_s : async.stage_p2p_wait_s) {
+    EXPECT_GE(wait_s, 0.0);
+    EXPECT_LE(wait_s, 2.0 * 16 * 2 * 2 * 0.1);  // never more than every transfer it takes part in
+  }
+}
+
+TEST(PipelineScheduleTest, OverlappedP2pIsNeverSlowerAndGrowsWithTheTransfer) {
+  for (const auto& [pp, vpp, m] : {std::tuple{2, 2, 4}, std::tuple{4, 2, 8}, std::tuple{3, 3, 6},
+                                   std::tuple{4, 3, 16}, std::tuple{8, 4, 16}, std::tuple{6, 2, 12}}) {
+    double previous_s = 0.0;
+    for (const double p2p_s : {0.0, 1e-4, 1e-3, 5e-3, 2e-2}) {
+      const ScheduleInput input = make_input(pp, vpp, m, p2p_s, formula_phase);
+      const double blocking_s = simulate_pipeline(input).makespan_s;
+      const double async_s = simulate_pipeline(overlapped(input)).makespan_s;
+      EXPECT_LE(async_s, blocking_s * (1.0 + kRelTolerance)) << pp << "x" << vpp << " m " << m << " p2p " << p2p_s;
+      EXPECT_GE(async_s, previous_s * (1.0 - kRelTolerance)) << pp << "x" << vpp << " m " << m << " p2p " << p2p_s;
+      previous_s = async_s;
+    }
+  }
+}
+
+TEST(PipelineScheduleTest, OverlappedP2pAlsoRunsMergedEpOverlapSteps) {
+  // Merged steps (EP overlap) wait for both inputs first and post all four transfers after,
+  // so a step's output leaves only when the whole merged step ends and the next rank's step
+  // waits for it: little is hidden. The warm-up's last step also posts the first gradient's
+  // receive only after its blocking forward transfers (schedules.py), which the blocking
+  // batch does at once. The replay still runs every step, within a few transfers of the
+  // blocking schedule.
+  ScheduleInput input = make_input(4, 2, 16, 0.05, one_and_two);
+  input.merged_saving_s.assign(4, std::vector<double>(4, 0.5));
+  ScheduleInput free = input;
+  free.interleaved_p2p_s = 0.0;
+  const ScheduleResult blocking = simulate_pipeline(input);
+  const ScheduleResult async = simulate_pipeline(overlapped(input));
+  EXPECT_GT(async.makespan_s, simulate_pipeline(overlapped(free)).makespan_s);
+  EXPECT_LE(async.makespan_s, blocking.makespan_s + 4 * 0.05);
+  EXPECT_EQ(async.stage_saved_s, blocking.stage_saved_s);
+}
+
+TEST(PipelineScheduleTest, OverlappedP2pTimelineHoldsEveryPassAndTransfer) {
+  ScheduleInput input = make_input(4, 2, 8, 0.1, one_and_two);
+  input.record_timeline = true;
+  const ScheduleResult blocking = simulate_pipeline(input);
+  const ScheduleResult async = simulate_pipeline(overlapped(input));
+  ASSERT_EQ(async.timeline.size(), blocking.timeline.size());
+  for (size_t r = 0; r < async.timeline.size(); ++r) {
+    std::map<EventKind, int> count_blocking, count_async;
+    for (const TimelineEvent& e : blocking.timeline[r]) ++count_blocking[e.kind];
+    for (const TimelineEvent& e : async.timeline[r]) ++count_async[e.kind];
+    EXPECT_EQ(count_async, count_blocking) << "rank " << r;
+    for (size_t i = 1; i < async.timeline[r].size(); ++i) {
+      EXPECT_LE(async.timeline[r][i - 1].start_s, async.timeline[r][i].start_s);
+    }
+    double compute_end_s = 0.0;  // compute passes still never overlap each other
+    for (const TimelineEvent& e : async.timeline[r]) {
+      if (e.kind != EventKind::kForward && e.kind != EventKind::kBackward) continue;
+      EXPECT_GE(e.start_s, compute_end_s - 1e-12);
+      compute_end_s = e.end_s;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Supported sizes
 
 TEST(PipelineScheduleTest, InterleavedNeedsGroupsOfPpAndAMultipleOfPpMicroBatches) {

@@ -103,6 +103,7 @@ export const TRAINING_LAYOUT = [
   { key: 'overlap_grad_reduce', url: 'ogr', group: 'kernels' },
   { key: 'overlap_param_gather', url: 'opg', group: 'kernels' },
   { key: 'tp_comm_overlap', url: 'tco', group: 'kernels' },
+  { key: 'overlap_p2p_comm', url: 'op2', group: 'kernels' },
   { key: 'te_version', url: 'te', group: 'kernels', pattern: /^\d{1,2}\.\d{1,3}(\.\d{1,4})?$/, explicit: true },
   { key: 'moe_pad_to_capacity', url: 'mpc', group: 'moe' },
   { key: 'moe_capacity_factor', url: 'mcf', group: 'moe' },

@@ -202,6 +202,12 @@ struct OverlapSpec {
   bool grad_reduce = false;   ///< --overlap-grad-reduce
   bool param_gather = false;  ///< --overlap-param-gather
   bool tp_comm = false;       ///< --tp-comm-overlap
+  /// Megatron-LM overlap_p2p_comm (on unless --no-overlap-p2p-communication): the
+  /// interleaved schedule's steady phase posts its pipeline sends and receives without
+  /// waiting and a pass waits only for its own input (schedules.py
+  /// forward_backward_pipelining_with_interleaving). Megatron-LM turns it off without
+  /// virtual stages (arguments.py); so does trainsim.
+  bool p2p = true;
   /// --overlap-moe-expert-parallel-comm: in the steady 1F1B phase one micro-batch's forward
   /// and another's backward run merged layer by layer, each one's expert all-to-all on a
   /// communication stream beside the other's compute

@@ -294,6 +294,12 @@ const Table<TrainingInput>& training_table() {
       F::boolean("overlap_param_gather", TRAINSIM_AT(spec.overlap.param_gather),
                  {"", "Overlap param gather", "Megatron-LM --overlap-param-gather"}),
       F::boolean("tp_comm_overlap", TRAINSIM_AT(spec.overlap.tp_comm), {"", "TP comm overlap", "Megatron-LM --tp-comm-overlap"}),
+      F::boolean("overlap_p2p_comm", TRAINSIM_AT(spec.overlap.p2p),
+                 {"", "Overlap PP p2p",
+                  "Megatron-LM overlap_p2p_comm, on unless --no-overlap-p2p-communication: in the interleaved "
+                  "schedule's steady phase the pipeline sends and receives run beside compute and a pass "
+                  "waits only for its own input; warm-up and cool-down stay blocking. Without virtual "
+                  "stages (vpp 1) Megatron-LM turns it off and it has no effect"}),
       F::boolean("overlap_moe_expert_parallel_comm", TRAINSIM_AT(spec.overlap.moe_ep_comm),
                  {"", "EP comm overlap",
                   "Megatron-LM --overlap-moe-expert-parallel-comm: in the steady 1F1B phase one micro-batch's "

@@ -92,7 +92,10 @@ void explain_time_breakdown(const Config& config, const StageTimeFigures& f,
       "the pipeline schedule replayed pass by pass (time/pipeline_run.cpp; 1F1B and interleaved as "
       "megatron/core/pipeline_parallel/schedules.py, zero-bubble Qi et al. 2023, DualPipe DeepSeek-V3 report)";
   out.push_back({pointer("pp_comm_exposed_s"), b.pp_comm_exposed_s, "min(max(0, T - W), P)",
-                 {makespan, busy, term("P", f.p2p_s, "s", "this stage's send/recv time the schedule could not hide")},
+                 {makespan, busy, term("P", f.p2p_s, "s",
+                       "this stage's send/recv time in the run: every transfer it takes part in when "
+                       "transfers block, the waits for its inputs under overlap_p2p_comm (interleaved, "
+                       "each wait counted up to one transfer)")},
                  schedule_source});
   const ExplanationTerm pp = term("X_pp", b.pp_comm_exposed_s, "s", "exposed PP send/recv (above)");
   out.push_back({pointer("stage_imbalance_s"), b.stage_imbalance_s, "min(max(0, W_max - W), max(0, T - W) - X_pp)",

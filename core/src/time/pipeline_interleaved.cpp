@@ -12,6 +12,10 @@
 // SimuMax's blocking interleaved path): after each compute step a rank posts a
 // bundle of sends/recvs that completes when all of them have met their peers; a
 // transfer ends at max(both post times) + p2p.
+// With overlap_p2p (Megatron-LM's default, --no-overlap-p2p-communication turns it
+// off) the steady phase posts its transfers without waiting and a pass waits only
+// for the receive carrying its input; warm-up and cool-down stay blocking
+// (overlap_p2p_comm_warmup_flush, off by default, is not modelled).
 // With EP overlap (ScheduleInput::merged_saving_s) the warm-up runs one forward more
 // and each steady-state step's forward and backward run as one merged step
 // (schedules.py combined_1f1b_schedule_for_interleaved_pipelining), with the same
@@ -40,7 +44,8 @@ struct Layout {
                                                                     : input.microbatch_group_size)),
         num_virtual_stages(pp * vpp),
         num_steps(m * vpp),
-        merged(!input.merged_saving_s.empty()) {
+        merged(!input.merged_saving_s.empty()),
+        async(input.overlap_p2p) {
     // Transfer ids (2 * pp * vpp * m of them) are packed into 30 bits, see program.
     TRAINSIM_CHECK(int64_t{2} * pp * vpp * input.num_micro_batches < (int64_t{1} << 30),
                    "interleaved pipeline schedule: too many micro-batches for 30-bit transfer ids");
@@ -66,6 +71,7 @@ struct Layout {
 
   const int32_t pp, vpp, m, group, num_virtual_stages, num_steps;
   const bool merged;  ///< EP overlap: one more warm-up forward, steady steps merged
+  const bool async;   ///< overlap_p2p: steady-phase transfers posted without waiting
   std::vector<int32_t> table_mb, table_chunk;
 };
 
@@ -73,6 +79,8 @@ struct Layout {
 //   forward / backward of schedule step k:  tag | k
 //   merged forward fk and backward bk:      tag | fk, then the word bk
 //   bundle of n transfers:                  tag | n, then n words (id << 1) | is_send
+//   the same posted without waiting:        tag | kAsync | n, then the n words
+//   wait for a posted receive to arrive:    tag | kWait | 1, then its word
 namespace program {
 constexpr uint32_t kTagShift = 30;
 constexpr uint32_t kForward = 0u << kTagShift;
@@ -81,6 +89,9 @@ constexpr uint32_t kBundle = 2u << kTagShift;
 constexpr uint32_t kMerged = 3u << kTagShift;
 constexpr uint32_t kTagMask = 3u << kTagShift;
 constexpr uint32_t kNoTransfer = ~0u;
+constexpr uint32_t kAsync = 1u << 29;
+constexpr uint32_t kWait = 1u << 28;
+constexpr uint32_t kCountMask = kWait - 1;
 }  // namespace program
 
 // Builds the job lists of every rank (time-spec 6.3).
@@ -135,9 +146,9 @@ class ProgramBuilder {
 
   void compute(uint32_t tag, const Ref& x) { out_->push_back(tag | static_cast<uint32_t>(x.k)); }
 
-  void bundle(std::initializer_list<uint32_t> transfers) {
+  void bundle(std::initializer_list<uint32_t> transfers, uint32_t flags = 0) {
     const size_t header = out_->size();
-    out_->push_back(program::kBundle);
+    out_->push_back(program::kBundle | flags);
     for (const uint32_t t : transfers) {
       if (t != program::kNoTransfer) out_->push_back(t);
     }
@@ -149,7 +160,19 @@ class ProgramBuilder {
     }
   }
 
+  // overlap_p2p: posts the transfers without waiting; a receive among them is
+  // waited for (wait()) just before the pass that consumes it.
+  void post(std::initializer_list<uint32_t> transfers) { bundle(transfers, program::kAsync); }
+  void wait(uint32_t& pending) {
+    if (pending == program::kNoTransfer) return;
+    out_->push_back(program::kBundle | program::kWait | 1u);
+    out_->push_back(pending);
+    pending = program::kNoTransfer;
+  }
+
   void build_rank(int32_t r);
+  void steady_step_async(const Ref& f, const Ref& b, bool last, uint32_t& pending_rp,
+                         uint32_t& pending_rn);
 
   const Layout& l_;
   int32_t rank_ = 0;
@@ -165,6 +188,7 @@ void ProgramBuilder::build_rank(int32_t r) {
       std::min((l_.pp - r - 1) * 2 + (l_.vpp - 1) * l_.group + (l_.merged ? 1 : 0), num_steps);
   const int32_t steady = num_steps - warmup;
   const int32_t last_v = l_.num_virtual_stages - 1;
+  uint32_t pending_rp = kNoTransfer, pending_rn = kNoTransfer;  // posted receives (overlap_p2p)
   const bool first_rank = r == 0;
   const bool last_rank = r == l_.pp - 1;
   if (!first_rank && forward_ref(0).v > 0) bundle({recv_prev(forward_ref(0))});
@@ -181,7 +205,13 @@ void ProgramBuilder::build_rank(int32_t r) {
     if (k == warmup - 1 && steady > 0 && !last_rank && backward_ref(0).v < last_v) {
       rn = recv_next(backward_ref(0));
     }
-    bundle({rp, sn, rn});
+    if (l_.async) {  // schedules.py: the warm-up's last step posts the first gradient's receive
+      bundle({rp, sn});
+      post({rn});
+      pending_rn = rn;
+    } else {
+      bundle({rp, sn, rn});
+    }
   }
   if (steady == 0 && !last_rank && backward_ref(0).v < last_v) bundle({recv_next(backward_ref(0))});
   for (int32_t j = 0; j < steady; ++j) {
@@ -189,6 +219,10 @@ void ProgramBuilder::build_rank(int32_t r) {
     const int32_t bk = j;
     const Ref f = forward_ref(fk);
     const Ref b = backward_ref(bk);
+    if (l_.async) {
+      steady_step_async(f, b, j == steady - 1, pending_rp, pending_rn);
+      continue;
+    }
     if (l_.merged) {
       compute(program::kMerged, f);
       out_->push_back(static_cast<uint32_t>(b.k));
@@ -210,6 +244,7 @@ void ProgramBuilder::build_rank(int32_t r) {
   }
   for (int32_t k = steady; k < num_steps; ++k) {
     const Ref b = backward_ref(k);
+    wait(pending_rn);
     compute(program::kBackward, b);
     const bool has_next_step = k + 1 < num_steps;
     const bool recv = need_recv(k, false) && k != num_steps - 1;
@@ -220,6 +255,42 @@ void ProgramBuilder::build_rank(int32_t r) {
     }
     bundle({sp, rn});
   }
+}
+
+// A steady-phase step under overlap_p2p (schedules.py pp_pre_forward, pp_post_forward,
+// pp_pre_backward, pp_post_backward): wait for the forward's input, run it, post its send
+// and the next forward's receive; the same for the backward. A merged step (EP overlap)
+// waits for both inputs first and posts all four transfers after.
+void ProgramBuilder::steady_step_async(const Ref& f, const Ref& b, bool last, uint32_t& pending_rp,
+                                       uint32_t& pending_rn) {
+  using program::kNoTransfer;
+  const int32_t last_v = l_.num_virtual_stages - 1;
+  const int32_t fk = f.k;
+  const int32_t bk = b.k;
+  uint32_t sp = kNoTransfer, rp = kNoTransfer, sn = kNoTransfer, rn = kNoTransfer;
+  if (b.v > 0) sp = send_prev(b);
+  if (fk + 1 < l_.num_steps && need_recv(fk, true) && !last && forward_ref(fk + 1).v > 0) {
+    rp = recv_prev(forward_ref(fk + 1));
+  }
+  if (f.v < last_v) sn = send_next(f);
+  if (bk + 1 < l_.num_steps && need_recv(bk, false) && backward_ref(bk + 1).v < last_v) {
+    rn = recv_next(backward_ref(bk + 1));
+  }
+  wait(pending_rp);
+  if (l_.merged) {
+    wait(pending_rn);
+    compute(program::kMerged, f);
+    out_->push_back(static_cast<uint32_t>(b.k));
+    post({sn, rp, sp, rn});
+  } else {
+    compute(program::kForward, f);
+    post({sn, rp});
+    wait(pending_rn);
+    compute(program::kBackward, b);
+    post({sp, rn});
+  }
+  pending_rp = rp;
+  pending_rn = rn;
 }
 
 // Timeline event of one side of a transfer; micro-batch and local chunk come from its id.
@@ -237,11 +308,16 @@ TimelineEvent transfer_event(const Layout& l, uint32_t id, bool is_send, double 
 struct RankState {
   size_t pos = 0;  // next word of its program
   double clock_s = 0.0;
-  bool blocked = false;  // asleep in a posted bundle
+  bool blocked = false;  // asleep in a posted bundle, or (overlap_p2p) on a wait
   int32_t open = 0;      // unmatched transfers of that bundle
   double post_s = 0.0;   // when the bundle was posted: ready time of its transfers
   double bundle_end_s = 0.0;
+  double p2p_wait_s = 0.0;  // overlap_p2p: waits on transfers, each up to one transfer
 };
+
+// overlap_p2p: what the replay knows of each transfer id. Before both sides posted,
+// time_s is the first post's time; after, the transfer's end.
+enum class TransferState : uint8_t { kNone, kPostedBlocking, kPostedAsync, kDone };
 
 }  // namespace
 
@@ -256,6 +332,10 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
   std::vector<RankState> ranks(pp);
   std::vector<double> saved(pp, 0.0);
   std::vector<int32_t> waiting(layout.num_ids(), kNobody);  // rank that posted the id first
+  // overlap_p2p only (empty otherwise): per id its state and time; after the match,
+  // waiting[id] names the rank asleep on its wait, if any.
+  std::vector<TransferState> state(layout.async ? layout.num_ids() : 0, TransferState::kNone);
+  std::vector<double> time_s(layout.async ? layout.num_ids() : 0, 0.0);
   ScheduleResult result;
   if (record) {
     result.timeline.resize(pp);
@@ -277,6 +357,7 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
     if (me.blocked) {
       if (me.open > 0) continue;
       me.blocked = false;
+      me.p2p_wait_s += std::min(std::max(0.0, me.bundle_end_s - me.clock_s), p2p_s);
       me.clock_s = std::max(me.clock_s, me.bundle_end_s);
     }
     while (me.pos < prog.size()) {
@@ -315,36 +396,73 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
         }
         continue;
       }
+      const auto count = static_cast<int32_t>(static_cast<uint32_t>(arg) & program::kCountMask);
+      if ((static_cast<uint32_t>(arg) & program::kWait) != 0) {
+        const uint32_t id = prog[me.pos] >> 1;
+        if (state[id] != TransferState::kDone) {  // asleep until the sender posts
+          TRAINSIM_CHECK(state[id] == TransferState::kPostedAsync && waiting[id] == static_cast<int32_t>(r),
+                         "interleaved pipeline replay waits for a receive it never posted");
+          me.pos -= 1;
+          me.open = 0;
+          me.bundle_end_s = me.clock_s;
+          me.blocked = true;
+          break;
+        }
+        me.pos += 1;
+        me.p2p_wait_s += std::min(std::max(0.0, time_s[id] - me.clock_s), p2p_s);
+        me.clock_s = std::max(me.clock_s, time_s[id]);
+        continue;
+      }
+      const bool async = (static_cast<uint32_t>(arg) & program::kAsync) != 0;
       me.post_s = me.bundle_end_s = me.clock_s;
-      me.open = arg;
-      for (size_t end = me.pos + static_cast<size_t>(arg); me.pos < end; ++me.pos) {
+      me.open = async ? 0 : count;
+      for (size_t end = me.pos + static_cast<size_t>(count); me.pos < end; ++me.pos) {
         const uint32_t id = prog[me.pos] >> 1;
         const int32_t peer_rank = waiting[id];
         if (peer_rank == kNobody) {
           waiting[id] = static_cast<int32_t>(r);
+          if (layout.async) {
+            state[id] = async ? TransferState::kPostedAsync : TransferState::kPostedBlocking;
+            time_s[id] = me.clock_s;
+          }
           continue;
         }
         TRAINSIM_CHECK(static_cast<size_t>(peer_rank) != r,
                        "interleaved pipeline replay matched a transfer with itself");
         waiting[id] = kNobody;
         RankState& peer = ranks[static_cast<size_t>(peer_rank)];
-        const double start_s = std::max(me.post_s, peer.post_s);
+        const bool peer_async = layout.async && state[id] == TransferState::kPostedAsync;
+        const double start_s = std::max(me.post_s, layout.async ? time_s[id] : peer.post_s);
         const double end_s = start_s + p2p_s;
-        --me.open;
-        me.bundle_end_s = std::max(me.bundle_end_s, end_s);
-        peer.bundle_end_s = std::max(peer.bundle_end_s, end_s);
+        if (layout.async) {
+          state[id] = TransferState::kDone;
+          time_s[id] = end_s;
+        }
+        if (!async) {
+          --me.open;
+          me.bundle_end_s = std::max(me.bundle_end_s, end_s);
+        }
         if (record && end_s > start_s) {
           const bool is_send = (prog[me.pos] & 1u) != 0;
           result.timeline[r].push_back(transfer_event(layout, id, is_send, start_s, end_s));
           result.timeline[peer_rank].push_back(
               transfer_event(layout, id, !is_send, start_s, end_s));
         }
-        if (--peer.open == 0) runnable.push_back(peer_rank);
+        if (!peer_async) {
+          peer.bundle_end_s = std::max(peer.bundle_end_s, end_s);
+          if (--peer.open == 0) runnable.push_back(peer_rank);
+        } else if (peer.blocked && peer.open == 0) {
+          // An asynchronous poster asleep on a wait: it re-runs the wait, which passes
+          // when this was its transfer and sleeps again otherwise.
+          runnable.push_back(peer_rank);
+        }
       }
       if (me.open > 0) {  // sleep until the peer of the last open transfer arrives
         me.blocked = true;
         break;
       }
+      if (async) continue;
+      me.p2p_wait_s += std::min(std::max(0.0, me.bundle_end_s - me.clock_s), p2p_s);
       me.clock_s = std::max(me.clock_s, me.bundle_end_s);
     }
   }
@@ -354,6 +472,11 @@ ScheduleResult simulate_interleaved(const ScheduleInput& input) {
     TRAINSIM_CHECK(ranks[r].pos == programs[r].size() && !ranks[r].blocked,
                    "interleaved pipeline replay deadlocked");
     result.stage_finish_s[r] = ranks[r].clock_s;
+  }
+  if (layout.async) {
+    TRAINSIM_CHECK(std::all_of(waiting.begin(), waiting.end(), [](int32_t w) { return w == kNobody; }),
+                   "interleaved pipeline replay left a transfer unmatched");
+    for (const RankState& rank : ranks) result.stage_p2p_wait_s.push_back(rank.p2p_wait_s);
   }
   if (record) {
     // Only the transfers of one bundle can be out of start order: insertion sort.

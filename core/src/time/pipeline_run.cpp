@@ -113,6 +113,7 @@ PipelineRun run_megatron(const PipelineRunInput& in) {
   schedule.interleaved_p2p_s = *std::max_element(in.boundary_p2p_s.begin(), in.boundary_p2p_s.end());
   schedule.record_timeline = in.record_timeline;
   schedule.merged_saving_s = in.merged_saving_s;
+  schedule.overlap_p2p = in.overlap_p2p && pp > 1 && vpp > 1;
   for (int64_t s = 0; s < pp; ++s) {
     schedule.phases.emplace_back();
     for (const ChunkTime& c : in.chunks[static_cast<size_t>(s)]) {
@@ -126,9 +127,13 @@ PipelineRun run_megatron(const PipelineRunInput& in) {
   run.finish_s = result.stage_finish_s;
   run.hidden_ep_s.assign(static_cast<size_t>(pp), 0.0);
   if (!result.stage_saved_s.empty()) run.hidden_ep_s = result.stage_saved_s;
-  for (int64_t s = 0; s < pp; ++s) {
-    run.p2p_s.push_back(d(in.num_micro_batches) *
-                        megatron_p2p_per_micro_batch_s(s, pp, vpp, in.boundary_p2p_s));
+  if (schedule.overlap_p2p) {
+    run.p2p_s = result.stage_p2p_wait_s;  // the rest ran beside compute
+  } else {
+    for (int64_t s = 0; s < pp; ++s) {
+      run.p2p_s.push_back(d(in.num_micro_batches) *
+                          megatron_p2p_per_micro_batch_s(s, pp, vpp, in.boundary_p2p_s));
+    }
   }
   for (const auto& events : result.timeline) {
     run.timeline.emplace_back();

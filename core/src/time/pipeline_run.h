@@ -27,6 +27,8 @@ struct PipelineRunInput {
   /// EP overlap (1f1b only): [rank][forward chunk * chunks + backward chunk] the time a
   /// merged forward+backward step saves (time/ep_overlap.h); empty = passes never merge.
   std::vector<std::vector<double>> merged_saving_s;
+  /// Interleaved 1F1B (vpp > 1) only: Megatron-LM's overlap_p2p_comm (ScheduleInput).
+  bool overlap_p2p = false;
   bool record_timeline = false;
 };
 
@@ -37,7 +39,8 @@ struct PipelineRun {
   /// nominal pass times minus the pairs' durations): DualPipe's pairs and the merged
   /// steps of EP overlap; 0 otherwise.
   std::vector<double> hidden_ep_s;
-  /// [rank] total duration of the p2p transfers the rank sends or receives.
+  /// [rank] total duration of the p2p transfers the rank sends or receives; with
+  /// overlap_p2p, the part of them the rank waited for.
   std::vector<double> p2p_s;
   std::vector<std::vector<TimelineSpan>> timeline;  ///< [rank], when recorded
 };

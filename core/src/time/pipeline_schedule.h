@@ -45,6 +45,12 @@ struct ScheduleInput {
   // A merged step appears in the timeline as its forward then its backward, the step's
   // duration shared in proportion to the two passes.
   std::vector<std::vector<double>> merged_saving_s;
+  // Interleaved only: Megatron-LM's overlap_p2p_comm (on unless --no-overlap-p2p-communication;
+  // schedules.py forward_backward_pipelining_with_interleaving). Warm-up and cool-down keep
+  // their blocking transfers; in the steady phase each pass posts its send and the next
+  // pass's receive without waiting, and a pass waits only for the receive that carries its
+  // own input (pp_pre_forward / pp_pre_backward).
+  bool overlap_p2p = false;
   bool record_timeline = false;
 };
 
@@ -66,6 +72,9 @@ struct ScheduleResult {
   double makespan_s = 0.0;                           // max over stages of the stage's finish time
   std::vector<double> stage_finish_s;                // per stage
   std::vector<double> stage_saved_s;                 // per stage: merged steps' savings (EP overlap)
+  // Interleaved with overlap_p2p only, per stage: the time it waited on transfers, each
+  // wait counted up to one transfer's duration (the rest is waiting on the peer's compute).
+  std::vector<double> stage_p2p_wait_s;
   std::vector<std::vector<TimelineEvent>> timeline;  // [stage], only when record_timeline
 };
 

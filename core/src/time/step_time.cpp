@@ -198,6 +198,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
   run_in.schedule = p.schedule;
   run_in.num_micro_batches = micro_batches;
   run_in.boundary_p2p_s = pipeline_boundary_p2p_s(config);
+  run_in.overlap_p2p = t.overlap.p2p;
   const int64_t chunks = static_cast<int64_t>(plan.stages.front().size());
   run_in.record_timeline = options.timeline && !options.pipeline_lower_bound &&
                            p.pp * chunks * micro_batches <= kMaxTimelinePasses;

@@ -320,6 +320,7 @@ void read_kernels(FlagReader& r, json& t) {
   t["overlap_grad_reduce"] = r.flag("--overlap-grad-reduce");
   t["overlap_param_gather"] = r.flag("--overlap-param-gather");
   t["tp_comm_overlap"] = r.flag("--tp-comm-overlap");
+  t["overlap_p2p_comm"] = !r.flag("--no-overlap-p2p-communication");
   t["overlap_moe_expert_parallel_comm"] = r.flag("--overlap-moe-expert-parallel-comm");
   t["delay_wgrad_compute"] = r.flag("--delay-wgrad-compute");
   t["moe_shared_expert_overlap"] = r.flag("--moe-shared-expert-overlap");

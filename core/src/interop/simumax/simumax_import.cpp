@@ -197,7 +197,9 @@ json convert_strategy(const json& in, json& training, json& system_overrides,
     issues.push_back({r.path_of("microbatch_group_size_per_vp_stage"),
                       "only the default (pp) is supported"});
   }
-  r.bool_or("pp_comm_async", true);  // the schedule order is the same either way
+  // SimuMax's pp_comm_async is Megatron-LM's overlap_p2p_comm (simumax/core/config.py;
+  // its async interleaved replay in transformer/pipeline_schedule.py).
+  training["overlap_p2p_comm"] = r.bool_or("pp_comm_async", true);
   training["zero_stage"] = r.int_or("zero_state", 1, 0, 3);
   const bool bf16_grads = r.bool_or("grad_reduce_in_bf16", false);
   const bool fp32_grads = r.bool_or("use_fp32_accum_grad", true);
