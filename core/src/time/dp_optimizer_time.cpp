@@ -69,23 +69,28 @@ double exposed_after(const Priced& comm, double window) {
   return std::max(tail, comm.seconds - window);
 }
 
-// ZeRO 0 / 1: once per step. Megatron overlaps the reduce with the last
-// micro-batch's backward (--overlap-grad-reduce) and the gather with the first
-// forward (--overlap-param-gather).
-void once_per_step(const Config& config, const DpStage& stage, double forward_s, double backward_s,
-                   DpTime& t) {
-  const OverlapSpec& o = config.training.overlap;
-  const Priced r = reduce(config, stage.dense, stage.expert);
+// ZeRO 1 / 2: the distributed optimizer's parameter all-gather, once per step after
+// the optimizer; Megatron overlaps it with the first forward (--overlap-param-gather).
+// Returns its exposed part (none without ZeRO).
+double step_gather(const Config& config, const DpStage& stage, double forward_s, DpTime& t) {
   Priced g;
   if (config.training.zero_stage >= 1) {
     g = gather(config, stage.dense, stage.expert);
     // MoE models gather in two passes (dense and expert buffers interleave).
     if (stage.expert > 0.0) g = g.times(2.0), g.bytes /= 2.0;
   }
-  t.reduce_scatter_s = r.seconds, t.reduce_bytes = r.bytes, t.reduce_calls = r.calls;
   t.all_gather_s = g.seconds, t.gather_bytes = g.bytes, t.gather_calls = g.calls;
-  t.step_reduce_exposed_s = o.grad_reduce ? exposed_after(r, backward_s) : r.seconds;
-  t.step_exposed_s = t.step_reduce_exposed_s + (o.param_gather ? exposed_after(g, forward_s) : g.seconds);
+  return config.training.overlap.param_gather ? exposed_after(g, forward_s) : g.seconds;
+}
+
+// ZeRO 0 / 1: the gradient reduction once per step, overlapped with the last
+// micro-batch's backward (--overlap-grad-reduce), and the gather above.
+void once_per_step(const Config& config, const DpStage& stage, double forward_s, double backward_s,
+                   DpTime& t) {
+  const Priced r = reduce(config, stage.dense, stage.expert);
+  t.reduce_scatter_s = r.seconds, t.reduce_bytes = r.bytes, t.reduce_calls = r.calls;
+  t.step_reduce_exposed_s = config.training.overlap.grad_reduce ? exposed_after(r, backward_s) : r.seconds;
+  t.step_exposed_s = t.step_reduce_exposed_s + step_gather(config, stage, forward_s, t);
 }
 
 // ZeRO 2: each chunk's gradients reduce-scattered after each of its backward
@@ -173,10 +178,7 @@ DpTime dp_comm_time(const Config& config, const DpStage& stage) {
   if (zero <= 1) {
     once_per_step(config, stage, forward_s, backward_s, t);
   } else if (zero == 2) {
-    once_per_step(config, stage, forward_s, backward_s, t);  // the parameter gather
-    t.step_exposed_s = config.training.overlap.param_gather
-                           ? exposed_after({t.all_gather_s, t.gather_bytes, t.gather_calls}, forward_s)
-                           : t.all_gather_s;
+    t.step_exposed_s = step_gather(config, stage, forward_s, t);
     per_micro_batch_reduce(config, stage, t);
   } else {
     per_unit(config, stage, t);
