@@ -264,6 +264,8 @@ export function pageTests({ url, cli, artifacts }) {
               events.push({ kind: 'comm', micro_batch: mb, chunk: 0, start_s: f + 0.09, end_s: f + 0.1 });
               const bk = 1.2 + (3 - stage + mb) * 0.2;
               events.push({ kind: 'backward', micro_batch: mb, chunk: 0, start_s: bk, end_s: bk + 0.18 });
+              // An overlapped pipeline transfer beside the backward (interleaved p2p overlap).
+              events.push({ kind: 'send', micro_batch: mb, chunk: 0, start_s: bk + 0.05, end_s: bk + 0.1 });
             }
             return { stage, events };
           });
@@ -274,6 +276,9 @@ export function pageTests({ url, cli, artifacts }) {
       await page.waitForSelector('#timeline-chart path.ev');  // drawn just after the other views
       for (const id of ['#time', '#throughput', '#timeline']) assert.equal(await page.isVisible(id), true, `${id} visible`);
       assert.ok(await page.locator('#timeline-chart path.ev').count() > 0);
+      // Transfers are a thin band at the row's foot, so the pass they overlap stays visible.
+      assert.match(await page.getAttribute('#timeline-chart path.ev[data-kind="send"]', 'd'), /v4h/);
+      assert.match(await page.getAttribute('#timeline-chart path.ev[data-kind="backward"]', 'd'), /v16h/);
       assert.ok(await page.locator('#throughput-cards .card').count() >= 7);
       await page.hover('#memory-chart g.bar');
       assert.equal(await page.isVisible('.tooltip'), true, 'hover shows values');

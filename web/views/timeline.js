@@ -19,6 +19,9 @@ const KINDS = {
   comm: 'comm', dp_comm: 'DP comm', optimizer: 'optimizer',
 };
 const GENERIC = 4;
+// Pipeline transfers may run beside compute (the interleaved schedule's overlapped p2p):
+// they are drawn as a thin band at the foot of the row, so the passes they overlap stay visible.
+const THIN = new Set(['send', 'recv']);
 const MAX_EVENTS = 200000;
 const ROW = 22;
 const M = { top: 8, right: 10, bottom: 26, left: 56 };
@@ -149,7 +152,8 @@ function draw(container, stages, css, factor) {
     for (const e of events) {
       const x0 = x(e.start_s);
       const w = Math.max(0.5, x(e.end_s) - x0);
-      paths.set(e.kind, `${paths.get(e.kind) ?? ''}M${x0.toFixed(2)} ${y + 3}h${w.toFixed(2)}v${ROW - 6}h${(-w).toFixed(2)}z`);
+      const [top, tall] = THIN.has(e.kind) ? [y + ROW - 7, 4] : [y + 3, ROW - 6];
+      paths.set(e.kind, `${paths.get(e.kind) ?? ''}M${x0.toFixed(2)} ${top}h${w.toFixed(2)}v${tall}h${(-w).toFixed(2)}z`);
     }
     for (const [kind, d] of paths) svg.append(s('path', { d, class: `ev ${css.get(kind)}`, dataset: { kind, stage: String(stage.stage) } }));
     return { stage, events };
@@ -158,11 +162,15 @@ function draw(container, stages, css, factor) {
     const box = svg.getBoundingClientRect();
     const scale = width / box.width;
     const px = (event.clientX - box.left) * scale;
-    const row = rows[Math.floor(((event.clientY - box.top) * scale - M.top) / ROW)];
+    const py = (event.clientY - box.top) * scale - M.top;
+    const row = rows[Math.floor(py / ROW)];
     if (!row || px < M.left) return null;
     const t = ((px - M.left) / plotW) * end;
     const slack = (2 * scale * end) / plotW;  // two pixels, for thin events
-    const hit = row.events.find((e) => e.start_s - slack <= t && t <= e.end_s + slack);
+    const under = (e) => e.start_s - slack <= t && t <= e.end_s + slack;
+    // The band at the row's foot names a transfer, the rest of the row a pass.
+    const band = py - Math.floor(py / ROW) * ROW >= ROW - 8;
+    const hit = row.events.find((e) => under(e) && THIN.has(e.kind) === band) ?? row.events.find(under);
     if (!hit) return null;
     const u = secondsUnit(hit.end_s);
     return [
