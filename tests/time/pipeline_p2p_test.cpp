@@ -107,6 +107,12 @@ TEST(PipelineP2pTest, OverlappedInterleavedTransfersHideBehindCompute) {
   EXPECT_LT(part(on, "pp_comm_exposed_s"), part(off, "pp_comm_exposed_s") / 2.0);
   EXPECT_LT(on["time"]["iteration_s"].get<double>(), off["time"]["iteration_s"].get<double>());
   EXPECT_DOUBLE_EQ(part(on, "forward_s"), part(off, "forward_s"));
+  // The same transfers, hidden or not: every stage reports them whole, above what it exposed.
+  for (size_t s = 0; s < 4; ++s) {
+    const json& stage_on = on["time"]["stages"][s];
+    EXPECT_DOUBLE_EQ(stage_on["pp_comm_s"].get<double>(), off["time"]["stages"][s]["pp_comm_s"].get<double>());
+    EXPECT_GT(stage_on["pp_comm_s"].get<double>(), stage_on["breakdown"]["pp_comm_exposed_s"].get<double>());
+  }
   // Without virtual stages Megatron-LM turns the overlap off: the switch changes nothing.
   config["training"]["vpp"] = 1;
   blocking["training"]["vpp"] = 1;

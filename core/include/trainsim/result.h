@@ -159,6 +159,9 @@ struct StageTime {
   /// F&B pairs, shared-expert overlap); breakdown.ep_comm_exposed_s is the rest.
   double ep_comm_s = 0.0;
   double ep_comm_hidden_s = 0.0;
+  /// Pipeline send/recv of the step: every transfer the stage sends or receives, hidden or
+  /// not; breakdown.pp_comm_exposed_s is the part its compute did not cover.
+  double pp_comm_s = 0.0;
   double optimizer_s = 0.0;
   double total_s = 0.0;                     ///< its step time
   TimeBreakdown breakdown;

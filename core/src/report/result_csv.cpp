@@ -98,6 +98,7 @@ void write_time(const TimeEstimate& t, CsvWriter& w) {
     w.number(sec, s.stage, "dp_comm_exposed_s", s.dp_comm_exposed_s, "s");
     w.number(sec, s.stage, "ep_comm_s", s.ep_comm_s, "s");
     w.number(sec, s.stage, "ep_comm_hidden_s", s.ep_comm_hidden_s, "s");
+    w.number(sec, s.stage, "pp_comm_s", s.pp_comm_s, "s");
     w.number(sec, s.stage, "optimizer_s", s.optimizer_s, "s");
     w.number(sec, s.stage, "total_s", s.total_s, "s");
     write_breakdown("time_stage_breakdown", s.stage, s.breakdown, w);

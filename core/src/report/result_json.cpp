@@ -92,6 +92,7 @@ nlohmann::json time_to_json(const TimeEstimate& t) {
                       {"dp_comm_exposed_s", s.dp_comm_exposed_s},
                       {"ep_comm_s", s.ep_comm_s},
                       {"ep_comm_hidden_s", s.ep_comm_hidden_s},
+                      {"pp_comm_s", s.pp_comm_s},
                       {"optimizer_s", s.optimizer_s},
                       {"total_s", s.total_s},
                       {"breakdown", breakdown_to_json(s.breakdown)}});

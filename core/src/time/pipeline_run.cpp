@@ -127,14 +127,12 @@ PipelineRun run_megatron(const PipelineRunInput& in) {
   run.finish_s = result.stage_finish_s;
   run.hidden_ep_s.assign(static_cast<size_t>(pp), 0.0);
   if (!result.stage_saved_s.empty()) run.hidden_ep_s = result.stage_saved_s;
-  if (schedule.overlap_p2p) {
-    run.p2p_s = result.stage_p2p_wait_s;  // the rest ran beside compute
-  } else {
-    for (int64_t s = 0; s < pp; ++s) {
-      run.p2p_s.push_back(d(in.num_micro_batches) *
-                          megatron_p2p_per_micro_batch_s(s, pp, vpp, in.boundary_p2p_s));
-    }
+  for (int64_t s = 0; s < pp; ++s) {
+    run.transfer_s.push_back(d(in.num_micro_batches) *
+                             megatron_p2p_per_micro_batch_s(s, pp, vpp, in.boundary_p2p_s));
   }
+  // Under overlap_p2p the rest ran beside compute.
+  run.p2p_s = schedule.overlap_p2p ? result.stage_p2p_wait_s : run.transfer_s;
   for (const auto& events : result.timeline) {
     run.timeline.emplace_back();
     run.timeline.back().reserve(events.size() + 2);
@@ -207,6 +205,7 @@ PipelineRun run_ordered(const PipelineRunInput& in) {
       run.p2p_s[static_cast<size_t>(to.rank)] += 2.0 * link;
     }
   }
+  run.transfer_s = run.p2p_s;
   for (const auto& events : result.timeline) {
     run.timeline.emplace_back();
     run.timeline.back().reserve(events.size() + 2);
@@ -236,6 +235,7 @@ PipelineRun pipeline_run_lower_bound(const PipelineRunInput& in) {
   const size_t pp = in.chunks.size();
   run.hidden_ep_s.assign(pp, 0.0);
   run.p2p_s.assign(pp, 0.0);
+  run.transfer_s.assign(pp, 0.0);
   if (in.schedule == PipelineSchedule::kOneFOneB) {
     ScheduleInput schedule;
     schedule.num_micro_batches = in.num_micro_batches;

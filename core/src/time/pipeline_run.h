@@ -39,8 +39,10 @@ struct PipelineRun {
   /// nominal pass times minus the pairs' durations): DualPipe's pairs and the merged
   /// steps of EP overlap; 0 otherwise.
   std::vector<double> hidden_ep_s;
-  /// [rank] total duration of the p2p transfers the rank sends or receives; with
-  /// overlap_p2p, the part of them the rank waited for.
+  /// [rank] total duration of the p2p transfers the rank sends or receives, hidden or not.
+  std::vector<double> transfer_s;
+  /// [rank] the transfers' share the exposure is capped at: transfer_s, or with
+  /// overlap_p2p the part of them the rank waited for.
   std::vector<double> p2p_s;
   std::vector<std::vector<TimelineSpan>> timeline;  ///< [rank], when recorded
 };

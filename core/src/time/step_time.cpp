@@ -286,6 +286,7 @@ void estimate_time(const Config& config, const ModelPlan& plan,
     st.pipeline_s = pipeline.finish_s[s];
     st.dp_comm_s = dp[s].total();
     st.dp_comm_exposed_s = dp_in_pipeline_s[s] + dp_after_pipeline_s[s];
+    st.pp_comm_s = pipeline.transfer_s[s];
     st.optimizer_s = optimizer_time_s(config, memory[s].dense_parameters, memory[s].expert_parameters);
     st.total_s = ratio * pipeline.makespan_s + dp_after_pipeline_s[s] + st.optimizer_s;
     TimeBreakdown& b = st.breakdown;
