@@ -170,6 +170,14 @@ class ProgramBuilder {
     pending = program::kNoTransfer;
   }
 
+  // The four transfers of one steady-phase step (forward f, backward b): send the gradient
+  // back, receive the next forward's input, send the activation on, receive the next
+  // backward's gradient (schedules.py p2p_communication.send_forward_backward_recv_*).
+  struct StepTransfers {
+    uint32_t sp, rp, sn, rn;
+  };
+  StepTransfers steady_transfers(const Ref& f, const Ref& b, bool last) const;
+
   void build_rank(int32_t r);
   void steady_step_async(const Ref& f, const Ref& b, bool last, uint32_t& pending_rp,
                          uint32_t& pending_rn);
@@ -215,10 +223,8 @@ void ProgramBuilder::build_rank(int32_t r) {
   }
   if (steady == 0 && !last_rank && backward_ref(0).v < last_v) bundle({recv_next(backward_ref(0))});
   for (int32_t j = 0; j < steady; ++j) {
-    const int32_t fk = j + warmup;
-    const int32_t bk = j;
-    const Ref f = forward_ref(fk);
-    const Ref b = backward_ref(bk);
+    const Ref f = forward_ref(j + warmup);
+    const Ref b = backward_ref(j);
     if (l_.async) {
       steady_step_async(f, b, j == steady - 1, pending_rp, pending_rn);
       continue;
@@ -230,17 +236,8 @@ void ProgramBuilder::build_rank(int32_t r) {
       compute(program::kForward, f);
       compute(program::kBackward, b);
     }
-    const bool recv_f = need_recv(fk, true) && j != steady - 1;
-    const bool recv_b = need_recv(bk, false);
-    uint32_t sp = kNoTransfer, rp = kNoTransfer, sn = kNoTransfer, rn = kNoTransfer;
-    if (b.v > 0) sp = send_prev(b);
-    if (fk + 1 < num_steps && recv_f && forward_ref(fk + 1).v > 0)
-      rp = recv_prev(forward_ref(fk + 1));
-    if (f.v < last_v) sn = send_next(f);
-    if (bk + 1 < num_steps && recv_b && backward_ref(bk + 1).v < last_v) {
-      rn = recv_next(backward_ref(bk + 1));
-    }
-    bundle({sp, rp, sn, rn});
+    const StepTransfers t = steady_transfers(f, b, j == steady - 1);
+    bundle({t.sp, t.rp, t.sn, t.rn});
   }
   for (int32_t k = steady; k < num_steps; ++k) {
     const Ref b = backward_ref(k);
@@ -261,21 +258,27 @@ void ProgramBuilder::build_rank(int32_t r) {
 // pp_pre_backward, pp_post_backward): wait for the forward's input, run it, post its send
 // and the next forward's receive; the same for the backward. A merged step (EP overlap)
 // waits for both inputs first and posts all four transfers after.
-void ProgramBuilder::steady_step_async(const Ref& f, const Ref& b, bool last, uint32_t& pending_rp,
-                                       uint32_t& pending_rn) {
+ProgramBuilder::StepTransfers ProgramBuilder::steady_transfers(const Ref& f, const Ref& b,
+                                                               bool last) const {
   using program::kNoTransfer;
   const int32_t last_v = l_.num_virtual_stages - 1;
   const int32_t fk = f.k;
   const int32_t bk = b.k;
-  uint32_t sp = kNoTransfer, rp = kNoTransfer, sn = kNoTransfer, rn = kNoTransfer;
-  if (b.v > 0) sp = send_prev(b);
+  StepTransfers t{kNoTransfer, kNoTransfer, kNoTransfer, kNoTransfer};
+  if (b.v > 0) t.sp = send_prev(b);
   if (fk + 1 < l_.num_steps && need_recv(fk, true) && !last && forward_ref(fk + 1).v > 0) {
-    rp = recv_prev(forward_ref(fk + 1));
+    t.rp = recv_prev(forward_ref(fk + 1));
   }
-  if (f.v < last_v) sn = send_next(f);
+  if (f.v < last_v) t.sn = send_next(f);
   if (bk + 1 < l_.num_steps && need_recv(bk, false) && backward_ref(bk + 1).v < last_v) {
-    rn = recv_next(backward_ref(bk + 1));
+    t.rn = recv_next(backward_ref(bk + 1));
   }
+  return t;
+}
+
+void ProgramBuilder::steady_step_async(const Ref& f, const Ref& b, bool last, uint32_t& pending_rp,
+                                       uint32_t& pending_rn) {
+  const auto [sp, rp, sn, rn] = steady_transfers(f, b, last);
   wait(pending_rp);
   if (l_.merged) {
     wait(pending_rn);
