@@ -148,6 +148,20 @@ void validate_parallel(const Config& config, Checker& c) {
             "/training/overlap_p2p_comm", [&] {
     return "false needs pp > 2 with interleaving (Megatron-LM asserts it), got pp " + str(p.pp);
   });
+  // Megatron-LM megatron/core/model_parallel_config.py (__post_init__) refuses deferral
+  // without pipeline stages and without gradient-accumulation fusion; only its own 1F1B
+  // schedules drain the deferred GEMMs (schedules.py finish_embedding_wgrad_compute).
+  if (t.overlap.defer_embedding_wgrad) {
+    c.require(p.pp > 1, "/training/defer_embedding_wgrad_compute",
+              "needs pp > 1 (Megatron-LM refuses it without pipeline stages)");
+    c.require(t.gradient_accumulation_fusion, "/training/defer_embedding_wgrad_compute",
+              "needs gradient_accumulation_fusion (Megatron-LM refuses it without)");
+    c.require(p.schedule == PipelineSchedule::kOneFOneB, "/training/defer_embedding_wgrad_compute",
+              "needs pipeline_schedule 1f1b: only Megatron-LM's 1F1B schedules run the deferred GEMMs");
+  } else {
+    c.require(t.overlap.wgrad_deferral_limit == 0, "/training/wgrad_deferral_limit",
+              "needs defer_embedding_wgrad_compute true (it counts the deferred micro-batches)");
+  }
   c.require(p.vpp == 1 || p.schedule != PipelineSchedule::kOneFOneB ||
                 t.num_micro_batches % p.pp == 0,
             "/training/vpp", [&] {

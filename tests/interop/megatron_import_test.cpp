@@ -397,6 +397,36 @@ TEST(MegatronImportNotesTest, PipelineP2pOverlapImportsWithoutNotes) {
   }
 }
 
+// --defer-embedding-wgrad-compute and its limit are read (no "not modelled" note) and
+// written back; the limit alone does nothing in Megatron-LM, and the import says so.
+TEST(MegatronImportNotesTest, DeferredOutputWgradImportsAndExports) {
+  const json envelope = json::parse(import_megatron_json(
+      kBase + " --pipeline-model-parallel-size 2 --defer-embedding-wgrad-compute --wgrad-deferral-limit 22", "h200-sxm-141gb"));
+  ASSERT_TRUE(envelope["ok"].get<bool>()) << envelope.dump();
+  const json& t = envelope["result"]["config"]["training"];
+  EXPECT_EQ(t["defer_embedding_wgrad_compute"], true);
+  EXPECT_EQ(t["wgrad_deferral_limit"], 22);
+  for (const json& note : envelope["result"]["notes"]) {
+    EXPECT_EQ(note.get<std::string>().find("deferr"), std::string::npos) << note;
+  }
+  json config = envelope["result"]["config"];
+  config["system"]["num_gpus"] = 2;
+  const json exported = json::parse(export_megatron_json(config.dump()));
+  ASSERT_TRUE(exported["ok"].get<bool>()) << exported.dump();
+  const std::string args = exported["result"]["args"].dump();
+  EXPECT_NE(args.find("--defer-embedding-wgrad-compute"), std::string::npos) << args;
+  EXPECT_NE(args.find("--wgrad-deferral-limit"), std::string::npos) << args;
+
+  const json alone = json::parse(import_megatron_json(kBase + " --wgrad-deferral-limit 22", "h200-sxm-141gb"));
+  ASSERT_TRUE(alone["ok"].get<bool>()) << alone.dump();
+  EXPECT_EQ(alone["result"]["config"]["training"]["defer_embedding_wgrad_compute"], false);
+  EXPECT_FALSE(alone["result"]["config"]["training"].contains("wgrad_deferral_limit"));
+  EXPECT_NE(alone["result"]["notes"].dump().find("--wgrad-deferral-limit has no effect without "
+                                                 "--defer-embedding-wgrad-compute"),
+            std::string::npos)
+      << alone["result"]["notes"].dump();
+}
+
 // Megatron-FSDP sharding strategies and torch FSDP2 map to ZeRO stages that the
 // estimate prices (per-micro-batch reduce-scatters, per-unit gathers): no note
 // says they are not modelled or ignored, and the imported plan estimates.

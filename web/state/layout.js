@@ -104,6 +104,8 @@ export const TRAINING_LAYOUT = [
   { key: 'overlap_param_gather', url: 'opg', group: 'kernels' },
   { key: 'tp_comm_overlap', url: 'tco', group: 'kernels' },
   { key: 'overlap_p2p_comm', url: 'op2', group: 'kernels' },
+  { key: 'defer_embedding_wgrad_compute', url: 'dew', group: 'kernels' },
+  { key: 'wgrad_deferral_limit', url: 'wdl', group: 'kernels' },
   { key: 'te_version', url: 'te', group: 'kernels', pattern: /^\d{1,2}\.\d{1,3}(\.\d{1,4})?$/, explicit: true },
   { key: 'moe_pad_to_capacity', url: 'mpc', group: 'moe' },
   { key: 'moe_capacity_factor', url: 'mcf', group: 'moe' },

@@ -208,6 +208,14 @@ struct OverlapSpec {
   /// forward_backward_pipelining_with_interleaving). Megatron-LM turns it off without
   /// virtual stages (arguments.py); so does trainsim.
   bool p2p = true;
+  /// Megatron-LM --defer-embedding-wgrad-compute: the last stage keeps the output layer's
+  /// input and logits gradient of the first wgrad_deferral_limit micro-batches (0: all of
+  /// them) and runs their weight-gradient GEMMs after its last backward, in the pipeline
+  /// flush, before its gradient reduction (tensor_parallel/layers.py
+  /// LinearWithGradAccumulationAndAsyncCommunication.backward; schedules.py
+  /// finish_embedding_wgrad_compute, drain_embedding_wgrad_compute).
+  bool defer_embedding_wgrad = false;
+  int64_t wgrad_deferral_limit = 0;  ///< --wgrad-deferral-limit; 0 = every micro-batch
   /// --overlap-moe-expert-parallel-comm: in the steady 1F1B phase one micro-batch's forward
   /// and another's backward run merged layer by layer, each one's expert all-to-all on a
   /// communication stream beside the other's compute

@@ -1,9 +1,11 @@
 #include "memory/stage_statics.h"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 #include "memory/static_memory.h"
+#include "model/output_wgrad_deferral.h"
 #include "model/shard_groups.h"
 #include "trainsim/units.h"
 
@@ -138,6 +140,35 @@ void add_fsdp_buffers(const Config& config, const ModelPlan& plan, size_t stage,
   s.buffers_bytes += grad_bytes;
 }
 
+// --defer-embedding-wgrad-compute (model/output_wgrad_deferral.h): until the flush the
+// stage holding the output layer keeps, for each deferred micro-batch, the layer's input
+// (embedding_activation_buffer: the local rows, before the sequence-parallel gather) and
+// its logits gradient (grad_output_buffer: the gathered rows x vocab / tp, bf16). They
+// are counted from the first backward on: the buffers fill in the steady phase, beside
+// the activations it keeps in flight.
+void add_deferred_wgrad_buffers(const Config& config, const ModelPlan& plan, size_t stage, StageStatics& s) {
+  const int64_t deferred = deferred_wgrad_micro_batches(config.training);
+  if (deferred == 0) return;
+  const ParallelSpec& p = config.training.parallel;
+  const double gather = p.sequence_parallel && p.tp > 1 ? static_cast<double>(p.tp) : 1.0;
+  double input_bytes = 0.0, grad_bytes = 0.0;
+  for (const ChunkPlan& chunk : plan.stages[stage]) {
+    for (const BlockRun& run : chunk.runs) {
+      for (const Op& op : plan.blocks[static_cast<size_t>(run.block)]->ops) {
+        if (std::string_view(op.name) != "output_layer") continue;
+        const double rows = static_cast<double>(op.gemm.b) * static_cast<double>(op.gemm.m);
+        input_bytes += static_cast<double>(run.repeat) * rows / gather * static_cast<double>(op.gemm.k) * 2.0;
+        grad_bytes += static_cast<double>(run.repeat) * rows * static_cast<double>(op.gemm.n) * 2.0;
+      }
+    }
+  }
+  if (grad_bytes <= 0.0) return;
+  const double n = static_cast<double>(deferred);
+  s.first_backward.push_back({"deferred_output_layer_inputs", n * input_bytes});
+  s.first_backward.push_back({"deferred_logits_grads", n * grad_bytes});
+  s.buffers_bytes += n * (input_bytes + grad_bytes);
+}
+
 }  // namespace
 
 StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t stage, bool pieces) {
@@ -179,6 +210,7 @@ StageStatics stage_statics(const Config& config, const ModelPlan& plan, size_t s
   }
   add_workspaces(config, plan, stage, s);
   add_fsdp_buffers(config, plan, stage, s);
+  add_deferred_wgrad_buffers(config, plan, stage, s);
 
   const bool dense_expert_split = params.expert > 0.0;
   // Parameters: one contiguous buffer with the distributed optimizer, else

@@ -26,7 +26,9 @@
 //                  (stage_statics.cpp add_fsdp_buffers)
 //  first_backward  Transformer Engine's dummy wgrad tensors (one per weight shape)
 //                  and, with ZeRO 2 / 3, two units' unsharded gradients (the
-//                  reduce-scatter inputs)
+//                  reduce-scatter inputs), and with --defer-embedding-wgrad-compute the
+//                  output layer's inputs and logits gradients kept for the flush
+//                  (stage_statics.cpp add_deferred_wgrad_buffers)
 //  optimizer_state the Adam moments, made by the first optimizer step
 //                  (FusedAdam initialises exp_avg / exp_avg_sq lazily, one pair per
 //                  master shard)

@@ -300,6 +300,16 @@ const Table<TrainingInput>& training_table() {
                   "schedule's steady phase the pipeline sends and receives run beside compute and a pass "
                   "waits only for its own input; warm-up and cool-down stay blocking. Without virtual "
                   "stages (vpp 1) Megatron-LM turns it off and it has no effect"}),
+      F::boolean("defer_embedding_wgrad_compute", TRAINSIM_AT(spec.overlap.defer_embedding_wgrad),
+                 {"", "Defer output-layer wgrad",
+                  "Megatron-LM --defer-embedding-wgrad-compute (needs pp > 1 and the 1f1b schedule): the last "
+                  "stage keeps the output layer's input and logits gradient of the first "
+                  "wgrad_deferral_limit micro-batches and runs their weight-gradient GEMMs in the pipeline "
+                  "flush; the kept tensors are memory of the last stage"}),
+      F::integer("wgrad_deferral_limit", TRAINSIM_AT(spec.overlap.wgrad_deferral_limit), kDefault, 0, kMaxBatch,
+                 {"", "Wgrad deferral limit",
+                  "Megatron-LM --wgrad-deferral-limit: micro-batches whose output-layer weight gradient is "
+                  "deferred (0 = all of them); only with defer_embedding_wgrad_compute"}),
       F::boolean("overlap_moe_expert_parallel_comm", TRAINSIM_AT(spec.overlap.moe_ep_comm),
                  {"", "EP comm overlap",
                   "Megatron-LM --overlap-moe-expert-parallel-comm: in the steady 1F1B phase one micro-batch's "

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "model/flops.h"
+#include "model/output_wgrad_deferral.h"
 #include "time/activation_offload_time.h"
 #include "time/chunk_time.h"
 #include "time/collectives.h"
@@ -89,6 +91,24 @@ std::vector<std::vector<double>> merged_savings(const Config& config, const Mode
     }
   }
   return savings;
+}
+
+// --defer-embedding-wgrad-compute: the output layer's weight-gradient pass of one
+// micro-batch in this chunk (0 without an output layer): its GEMM and whatever
+// communication the weight-gradient pass carries.
+double output_layer_wgrad_s(const ModelPlan& plan, const std::vector<std::vector<OpTime>>& per_op,
+                            const ChunkPlan& chunk) {
+  constexpr auto w = static_cast<size_t>(Pass::kBackwardWeight);
+  double total = 0.0;
+  for (const BlockRun& run : chunk.runs) {
+    const auto b = static_cast<size_t>(run.block);
+    const OpList& ops = plan.blocks[b]->ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (std::string_view(ops[i].name) != "output_layer") continue;
+      total += d(run.repeat) * (per_op[b][i].compute_s[w] + per_op[b][i].comm[w].total());
+    }
+  }
+  return total;
 }
 
 double busy_s(const TimeBreakdown& b) {
@@ -254,8 +274,35 @@ void estimate_time(const Config& config, const ModelPlan& plan,
       dp_in_pipeline_s[s] += mbc * (dp[s].forward_pass_exposed_s[c] + dp[s].backward_pass_exposed_s[c]);
     }
   }
-  const PipelineRun pipeline =
-      options.pipeline_lower_bound ? pipeline_run_lower_bound(run_in) : run_pipeline(run_in);
+  // Deferred output-layer weight gradients leave the chunk's backward passes (their
+  // total spread over its micro-batches) and run after the stage's last pass.
+  const int64_t deferred = deferred_wgrad_micro_batches(t);
+  std::vector<double> deferred_wgrad_s(plan.stages.size(), 0.0);
+  std::vector<int64_t> deferred_chunk(plan.stages.size(), -1);
+  for (size_t s = 0; deferred > 0 && s < plan.stages.size(); ++s) {
+    for (size_t c = 0; c < plan.stages[s].size(); ++c) {
+      const double w = output_layer_wgrad_s(plan, per_op, plan.stages[s][c]);
+      if (w <= 0.0) continue;
+      const double moved = w * d(deferred) / mbc;
+      run_in.chunks[s][c].backward_s -= moved;
+      run_in.chunks[s][c].weight_s -= moved;
+      deferred_wgrad_s[s] += w * d(deferred);
+      deferred_chunk[s] = static_cast<int64_t>(c);
+    }
+  }
+  PipelineRun pipeline = options.pipeline_lower_bound ? pipeline_run_lower_bound(run_in) : run_pipeline(run_in);
+  // The drain (schedules.py finish_embedding_wgrad_compute) runs on the stage's compute
+  // stream after its last pass and before its gradient reduction. The search's lower
+  // bound leaves it out (still a bound: the passes it ran got only shorter).
+  for (size_t s = 0; !options.pipeline_lower_bound && s < plan.stages.size(); ++s) {
+    if (deferred_wgrad_s[s] <= 0.0) continue;
+    const double start = pipeline.finish_s[s];
+    pipeline.finish_s[s] += deferred_wgrad_s[s];
+    pipeline.makespan_s = std::max(pipeline.makespan_s, pipeline.finish_s[s]);
+    if (s < pipeline.timeline.size()) {
+      pipeline.timeline[s].push_back({"weight", -1, deferred_chunk[s], start, pipeline.finish_s[s]});
+    }
+  }
   const double ratio = straggler_ratio(config);
   // The once-per-step DP communication past the pipeline's end: a stage's gradient
   // reduction starts when its own last pass ends (time/dp_optimizer_time.h), so a

@@ -276,6 +276,10 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   a.add_if(t.overlap.param_gather, "--overlap-param-gather");
   a.add_if(t.overlap.tp_comm, "--tp-comm-overlap");
   a.add_if(!t.overlap.p2p, "--no-overlap-p2p-communication");
+  a.add_if(t.overlap.defer_embedding_wgrad, "--defer-embedding-wgrad-compute");
+  if (t.overlap.wgrad_deferral_limit > 0) {
+    a.add("--wgrad-deferral-limit", std::to_string(t.overlap.wgrad_deferral_limit));
+  }
   a.add_if(t.overlap.moe_ep_comm, "--overlap-moe-expert-parallel-comm");
   a.add_if(t.overlap.delay_wgrad, "--delay-wgrad-compute");
   a.add_if(t.overlap.moe_shared_expert, "--moe-shared-expert-overlap");

@@ -135,7 +135,7 @@ const char* const kRead[] = {
     "--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-torch-optimizer-for-cpu-offload",
     "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer", "--cpu-offloading-num-layers",
     "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute", "--moe-shared-expert-overlap",
-    "--no-overlap-p2p-communication",
+    "--no-overlap-p2p-communication", "--defer-embedding-wgrad-compute", "--wgrad-deferral-limit",
     // The flex dispatcher (core_v0.14.0; --moe-hybridep-num-sms from core_v0.16.0,
     // --moe-flex-dispatcher-num-sms from NVIDIA/Megatron-LM main).
     "--moe-enable-deepep", "--moe-deepep-num-sms", "--moe-hybridep-num-sms", "--moe-flex-dispatcher-num-sms",
@@ -170,8 +170,6 @@ const Noted kNotModelled[] = {
     {"--no-async-tensor-model-parallel-allreduce", "synchronous tensor-parallel all-reduce is not modelled"},
     {"--microbatch-group-size-per-virtual-pipeline-stage", "trainsim schedules interleaved groups of pp micro-batches"},
     {"--overlap-p2p-communication-warmup-flush", "p2p overlap in warm-up and flush is not modelled"},
-    {"--defer-embedding-wgrad-compute", "deferred embedding weight gradients are not modelled"},
-    {"--wgrad-deferral-limit", "deferred embedding weight gradients are not modelled"},
     {"--no-align-grad-reduce", "unaligned gradient reduce across pipeline stages is not modelled"},
     {"--no-align-param-gather", "unaligned parameter gather across pipeline stages is not modelled"},
     {"--ddp-num-buckets", "data-parallel bucket sizes are not modelled"},

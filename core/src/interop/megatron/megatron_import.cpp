@@ -321,6 +321,16 @@ void read_kernels(FlagReader& r, json& t) {
   t["overlap_param_gather"] = r.flag("--overlap-param-gather");
   t["tp_comm_overlap"] = r.flag("--tp-comm-overlap");
   t["overlap_p2p_comm"] = !r.flag("--no-overlap-p2p-communication");
+  // Megatron-LM ignores --wgrad-deferral-limit without --defer-embedding-wgrad-compute.
+  const bool defer = r.flag("--defer-embedding-wgrad-compute");
+  t["defer_embedding_wgrad_compute"] = defer;
+  if (const auto limit = r.integer("--wgrad-deferral-limit", 0, kMaxBatch)) {
+    if (defer) {
+      t["wgrad_deferral_limit"] = *limit;
+    } else {
+      r.note("--wgrad-deferral-limit has no effect without --defer-embedding-wgrad-compute");
+    }
+  }
   t["overlap_moe_expert_parallel_comm"] = r.flag("--overlap-moe-expert-parallel-comm");
   t["delay_wgrad_compute"] = r.flag("--delay-wgrad-compute");
   t["moe_shared_expert_overlap"] = r.flag("--moe-shared-expert-overlap");
