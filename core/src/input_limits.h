@@ -17,6 +17,7 @@ inline constexpr int64_t kMaxVocab = int64_t{1} << 26;
 inline constexpr int64_t kMaxSeqLen = int64_t{1} << 26;   // 64 Mi tokens
 inline constexpr int64_t kMaxGpus = int64_t{1} << 24;
 inline constexpr int64_t kMaxBatch = int64_t{1} << 30;    // sequences or micro-batches
+inline constexpr int64_t kMaxFsdpUnitElements = int64_t{1} << 50;  // --suggested-communication-unit-size
 // seq_len * micro_batch_size: token counts times top_k, widths or the vocabulary
 // stay inside int64 (2^32 * 2^26 = 2^58).
 inline constexpr int64_t kMaxTokensPerMicroBatch = int64_t{1} << 32;

@@ -257,6 +257,12 @@ void validate_precision(const Config& config, Checker& c) {
             "applies only to dtype \"fp8\" (set dtype or remove fp8_recipe)");
   c.require(fp8 || fp4 || !t.fp8_param_gather, "/training/fp8_param_gather",
             "applies only to dtype \"fp8\" or \"fp4\"");
+  // Megatron-FSDP's own buffer settings (Megatron-LM --fsdp-double-buffer,
+  // --suggested-communication-unit-size): nothing to set without it.
+  c.require(!t.fsdp_double_buffer || t.zero_stage >= 2, "/training/fsdp_double_buffer",
+            "needs zero_stage 2 or 3 (Megatron-FSDP)");
+  c.require(t.fsdp_communication_unit_elements == 0 || t.zero_stage >= 2,
+            "/training/fsdp_communication_unit_elements", "needs zero_stage 2 or 3 (Megatron-FSDP)");
   c.require(!t.fp8_param_gather || t.zero_stage >= 1, "/training/fp8_param_gather",
             "needs the distributed optimizer (zero_stage >= 1), as Megatron-LM requires");
   c.require(!fp8 || gpu.peak_fp8_flops_per_s > 0.0, "/training/dtype", [&] {

@@ -457,6 +457,41 @@ TEST(MegatronImportNotesTest, FsdpShardingImportsAsModelledZeroStages) {
   }
 }
 
+// Megatron-FSDP's buffer settings (Megatron-Bridge's Llama-3 B200 FSDP recipe sets both)
+// import into the keys the memory model prices, with no note, and export back; without
+// Megatron-FSDP sharding gradients they do nothing and the import says so.
+TEST(MegatronImportNotesTest, FsdpBufferSettingsImportAndExport) {
+  const std::string fsdp = "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py " + kBase +
+                           " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params";
+  const json envelope = json::parse(import_megatron_json(
+      fsdp + " --fsdp-double-buffer --suggested-communication-unit-size 800000000", "h200-sxm-141gb"));
+  ASSERT_TRUE(envelope["ok"].get<bool>()) << envelope.dump();
+  const json& t = envelope["result"]["config"]["training"];
+  EXPECT_EQ(t["fsdp_double_buffer"], true);
+  EXPECT_EQ(t["fsdp_communication_unit_elements"], 800000000);
+  for (const json& note : envelope["result"]["notes"]) {
+    const std::string text = note.get<std::string>();
+    EXPECT_EQ(text.find("double-buffer"), std::string::npos) << text;
+    EXPECT_EQ(text.find("communication-unit"), std::string::npos) << text;
+  }
+  const json exported = json::parse(export_megatron_json(envelope["result"]["config"].dump()));
+  ASSERT_TRUE(exported["ok"].get<bool>()) << exported.dump();
+  const std::string args = exported["result"]["args"].dump();
+  EXPECT_NE(args.find("\"--fsdp-double-buffer\""), std::string::npos) << args;
+  EXPECT_NE(args.find("\"800000000\""), std::string::npos) << args;
+
+  const json plain = json::parse(import_megatron_json(
+      "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py " + kBase +
+          " --use-distributed-optimizer --fsdp-double-buffer --suggested-communication-unit-size 800000000",
+      "h200-sxm-141gb"));
+  ASSERT_TRUE(plain["ok"].get<bool>()) << plain.dump();
+  EXPECT_FALSE(plain["result"]["config"]["training"].contains("fsdp_communication_unit_elements"));
+  const std::string notes = plain["result"]["notes"].dump();
+  EXPECT_NE(notes.find("--fsdp-double-buffer has no effect without Megatron-FSDP"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("--suggested-communication-unit-size has no effect without Megatron-FSDP"), std::string::npos)
+      << notes;
+}
+
 // Expert-parallel overlap (--overlap-moe-expert-parallel-comm with --delay-wgrad-compute, as
 // Megatron-Bridge's moe_a2a_overlap sets them, and --moe-shared-expert-overlap) imports into
 // the keys the time model prices, with no note about them, estimates, and exports back.

@@ -114,8 +114,8 @@ TEST(InvariantTest, ExportJsonThenEstimateIsIdentical) {
 }
 
 // ZeRO stage k+1 never needs more memory on any stage than stage k, outside the
-// FSDP unit buffers it adds (ZeRO 2: two units' unsharded gradients, ZeRO 3: two
-// gathered units; stage_statics.cpp add_fsdp_buffers), which the buffers report:
+// FSDP unit buffers it adds (ZeRO 2: queued unsharded gradients, ZeRO 3: also gathered
+// and prefetched units; stage_statics.cpp add_fsdp_buffers), which the buffers report:
 // on a stage of few layers sharding can cost more than it saves.
 TEST(InvariantTest, HigherZeroStageNeverMoreMemory) {
   for_each_config("ZeRO stage k+1 never more memory", [](const json& config) {

@@ -176,7 +176,7 @@ TEST(PropertyTest, SlidingWindowNeverSlowsAStepNorChangesMemory) {
 }
 
 // Outside the FSDP unit buffers ZeRO 2 and 3 add (buffers_bytes, which only grow):
-// two units' unsharded gradients and, with ZeRO 3, two gathered units.
+// queued unsharded gradients and, with ZeRO 3, gathered and prefetched units.
 TEST(PropertyTest, HigherZeroStageNeverIncreasesMemory) {
   for_each_config([](const json& config, uint64_t) {
     const json& base = config;

@@ -222,6 +222,12 @@ const BadInputCase kCases[] = {
     {"deferral_limit_negative",
      R"({"training": {"defer_embedding_wgrad_compute": true, "wgrad_deferral_limit": -1}})",
      "/training/wgrad_deferral_limit", "must be at least 0, got -1"},
+    {"fsdp_double_buffer_without_fsdp", R"({"training": {"fsdp_double_buffer": true}})",
+     "/training/fsdp_double_buffer", "needs zero_stage 2 or 3 (Megatron-FSDP)"},
+    {"fsdp_unit_without_fsdp", R"({"training": {"fsdp_communication_unit_elements": 1000}})",
+     "/training/fsdp_communication_unit_elements", "needs zero_stage 2 or 3 (Megatron-FSDP)"},
+    {"fsdp_unit_negative", R"({"training": {"zero_stage": 3, "fsdp_communication_unit_elements": -1}})",
+     "/training/fsdp_communication_unit_elements", "must be at least 0, got -1"},
     {"dp_bandwidth_table_overflows",  // fuzz: 1e300 GB/s became inf bytes/s in the echoed config
      R"({"system": {"intra_node_tiers": [{"bandwidth_gb_per_s": 50, "latency_us": 2, "max_group_size": 2,
          "dp_all_gather_gb_per_s": {"2": 1e300}}]}})",

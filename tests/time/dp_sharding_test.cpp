@@ -130,10 +130,13 @@ TEST(DpShardingTest, NoTrafficWithoutADataParallelGroup) {
 }
 
 // The same plan at ZeRO 1, 2, 3 (llama3-8b, tp 2 pp 2 dp 4 on 16 H100s): every
-// stage's data-parallel traffic grows with the stage. ZeRO 2 keeps two units'
-// unsharded fp32 gradients, ZeRO 3 also two gathered units' bf16 weights; on
-// stage 0 the two largest units are the embedding (128256 x 4096 / tp) and a
-// layer (attention 4096 x (4096 + 2 x 1024) + 4096 x 4096, MLP 3 x 4096 x 14336; / tp).
+// stage's data-parallel traffic grows with the stage. Stage 0 holds the embedding
+// (128256 x 4096 / tp) and 16 layers (attention 4096 x (4096 + 2 x 1024) + 4096 x 4096,
+// MLP 3 x 4096 x 14336; / tp: 109M elements). Megatron-FSDP's queue of unsharded fp32
+// gradients holds up to 1e9 elements (9 layers) besides the unit just completed and the
+// one being produced: at most 10 layers and the embedding (memory/stage_statics.cpp
+// add_fsdp_buffers). ZeRO 3 also prefetches 5e8 elements of bf16 weights: from the
+// embedding, 5 layers ahead.
 TEST(DpShardingTest, EstimatedDpCommGrowsWithTheZeroStage) {
   std::vector<nlohmann::json> results;
   for (int zero = 1; zero <= 3; ++zero) {
@@ -151,12 +154,13 @@ TEST(DpShardingTest, EstimatedDpCommGrowsWithTheZeroStage) {
   }
   const double embedding = 128256.0 * 4096.0 / 2.0;
   const double layer = (4096.0 * (4096.0 + 2.0 * 1024.0) + 4096.0 * 4096.0 + 3.0 * 4096.0 * 14336.0) / 2.0;
-  const double units = embedding + layer;
   const auto buffers = [&](int zero) {
     return results[static_cast<size_t>(zero - 1)]["memory"]["stages"][0]["buffers_bytes"].get<double>();
   };
-  EXPECT_NEAR(buffers(2) - buffers(1), 4.0 * units, 1e-3 * 4.0 * units);
-  EXPECT_NEAR(buffers(3) - buffers(2), 2.0 * units, 1e-3 * 2.0 * units);
+  const double queued = 10.0 * layer + embedding;
+  const double gathered = 5.0 * layer + embedding;
+  EXPECT_NEAR(buffers(2) - buffers(1), 4.0 * queued, 1e-3 * 4.0 * queued);
+  EXPECT_NEAR(buffers(3) - buffers(2), 2.0 * gathered, 1e-3 * 2.0 * gathered);
 }
 
 // A data-parallel ring that leaves an 8-GPU A100 PCIe box (tp 2, dp 8 on two

@@ -483,6 +483,16 @@ def build(c, survey):
             t["attention_dropout"] = 0.1
             assumptions.append("dropout 0.1 on hidden states and attention probabilities "
                                "(NeMo-Framework-Launcher 24.07 conf/training/gpt3)")
+        if c["id"] == "nemo2407-LLAMA3-70B-64gpu":
+            # NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/llama/llama3_70b.yaml:
+            # the table's layout (vp 5, cp 2) is that of fee1762f (2024-08-02, "update llama2/3
+            # configs"), which also sets the deferral; the 24.07 tag's file has vp 10 and none.
+            t["defer_embedding_wgrad_compute"] = True
+            t["wgrad_deferral_limit"] = 22
+            assumptions.append("output-layer weight gradients of 22 micro-batches deferred to the "
+                               "flush (NeMo-Framework-Launcher llama3_70b.yaml at fee1762f, the "
+                               "first version with the table's vp 5: defer_embedding_wgrad_compute, "
+                               "wgrad_deferral_limit 22)")
         measured = {"quantity": "tokens_per_s_per_gpu", "value": m["tokens_per_s_per_gpu"]}
     elif key in ("mbridge25.09", "mbridge25.11", "mbridge26.02"):
         precision = str(tr.get("precision", ""))

@@ -99,6 +99,8 @@ export const TRAINING_LAYOUT = [
   { key: 'fused_rope', url: 'fro', group: 'kernels' },
   { key: 'fused_softmax', url: 'fsm', group: 'kernels' },
   { key: 'gradient_accumulation_fusion', url: 'gaf', group: 'kernels' },
+  { key: 'fsdp_double_buffer', url: 'fdb', group: 'memory' },
+  { key: 'fsdp_communication_unit_elements', url: 'fcu', group: 'memory' },
   { key: 'grad_reduce_in_bf16', url: 'g16', group: 'kernels' },
   { key: 'overlap_grad_reduce', url: 'ogr', group: 'kernels' },
   { key: 'overlap_param_gather', url: 'opg', group: 'kernels' },

@@ -266,6 +266,14 @@ struct TrainingSpec {
   int64_t zero_stage = 1;  ///< 1 = Megatron distributed optimizer (shards over dp * cp)
   bool grad_reduce_in_bf16 = false;
   bool gradient_accumulation_fusion = true;
+  /// Megatron-FSDP (zero_stage 2, 3) --fsdp-double-buffer: each model chunk's layers gather
+  /// their parameters and produce their unsharded gradients in a fixed pool of two buffers
+  /// (memory/stage_statics.cpp add_fsdp_buffers).
+  bool fsdp_double_buffer = false;
+  /// Megatron-FSDP --suggested-communication-unit-size: the elements of unsharded gradients
+  /// waiting for their reduce-scatter (half of it: parameters prefetched); 0 = Megatron's
+  /// default (twice the average layer with ZeRO 3, at least 1e9).
+  int64_t fsdp_communication_unit_elements = 0;
   int64_t te_version_major = 2;  ///< Transformer Engine version gates some buffers
   int64_t te_version_minor = 11;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;  ///< dtype fp8 only (Megatron --fp8-recipe)

@@ -30,8 +30,8 @@ const char* buffer_meaning(const std::string& name) {
   if (name == "torch_cublas_workspace") return "PyTorch's cuBLAS workspace (router / output layer GEMMs)";
   if (name == "torch_cublaslt_workspace") return "PyTorch's cuBLASLt workspace";
   if (name == "output_layer_gather_buffer") return "the output layer's sequence-parallel all-gather buffer";
-  if (name == "fsdp_gathered_units") return "ZeRO 3: the two largest units' gathered weights (double buffering)";
-  if (name == "fsdp_unsharded_unit_grads") return "ZeRO 2/3: two units' unsharded gradients before the reduce-scatter";
+  if (name == "fsdp_gathered_units") return "ZeRO 3: gathered weights of the unit in use and those prefetched (Megatron-FSDP)";
+  if (name == "fsdp_unsharded_unit_grads") return "ZeRO 2/3: unsharded gradients queued for their reduce-scatter and being produced (Megatron-FSDP)";
   return "static buffer";
 }
 

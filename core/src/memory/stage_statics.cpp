@@ -1,6 +1,7 @@
 #include "memory/stage_statics.h"
 
 #include <algorithm>
+#include <deque>
 #include <string_view>
 #include <utility>
 
@@ -95,49 +96,155 @@ void add_workspaces(const Config& config, const ModelPlan& plan, size_t stage, S
   for (const TraceTensor& t : s.first_forward) s.workspace_bytes += t.bytes;
 }
 
-// Megatron-FSDP / FSDP2 unit buffers (ZeRO 2 and 3, sharded over a group > 1),
-// per megatron/core/distributed/fsdp/src/docs/runtime_schedule.md: with ZeRO 3
-// a unit's parameters are gathered into a full copy before its forward and its
-// backward and freed after, the next unit prefetched meanwhile (double
-// buffering: two gathered units alive); its gradients are produced unsharded
-// into a reduce-scatter input, up to two of them alive (one reduced, one filled).
-// A unit is a transformer layer, or the embedding / output layer; the two
-// largest units of the stage size both buffers (the caching allocator keeps
-// the blocks of the largest pair once it has served it).
+// Megatron-FSDP unit buffers (ZeRO 2 and 3, sharded over a group > 1). Its units are
+// the transformer layers (megatron/core/distributed/fsdp/mcore_fsdp_adapter.py:
+// fsdp_unit_modules); the embedding and the output layer have buckets of their own.
+// Each model chunk has its own buffers; per chunk, in pass order
+// (megatron/core/distributed/fsdp/src/megatron_fsdp/param_and_grad_buffer.py):
+// - ZeRO 3 gathers a unit's parameters before its forward and its backward and frees
+//   them after; it prefetches the next buckets while what it prefetched is below the
+//   prefetch size (AllGatherPipeline.all_gather_params, suggested_AG_prefetch_size);
+// - gradients are produced unsharded; when a unit's are complete, the queue of pending
+//   reduce-scatters is drained, oldest first, down to the queue capacity, then the unit
+//   joins it, and the next unit's gradients are produced meanwhile
+//   (GradReducePipeline.reduce_gradients, wait_for_previous_grad_reduce). A chunk's queue
+//   is drained only by its own next unit, so after its backward its queue stays while the
+//   stage's other chunks run theirs.
+// Queue capacity: --suggested-communication-unit-size, unset twice the chunk's average unit
+// with ZeRO 3 (1e9 elements with ZeRO 2), and at least 1e9; the prefetch size is half of
+// it (megatron_fsdp.py, MegatronFSDP.__init__).
+// --fsdp-double-buffer: each chunk's layers take their gathered parameters and gradients
+// from a fixed pool of two buffers each (FixedPoolAllocator, size 2; prefetch stops at two
+// units, need_skip_prefetch), kept for the run; the embedding and output buckets are
+// allocated beside the pools.
+namespace fsdp {
+
+struct Unit {
+  double params = 0.0;        ///< elements on this GPU
+  double weight_bytes = 0.0;  ///< gathered (unsharded) bytes
+  bool layer = false;         ///< a transformer layer (a unit of the fixed pool)
+};
+
+// Units of each chunk of the stage, in forward order.
+std::vector<std::vector<Unit>> chunk_units(const ModelPlan& plan, size_t stage) {
+  std::vector<std::vector<Unit>> out;
+  for (const ChunkPlan& chunk : plan.stages[stage]) {
+    out.emplace_back();
+    for (const BlockRun& run : chunk.runs) {
+      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
+      const int64_t layers = std::max<int64_t>(1, block.num_layers);
+      Unit unit;
+      unit.layer = block.num_layers > 0;
+      for (const Op& op : block.ops) {
+        unit.params += (op.dense_params + op.expert_params) / static_cast<double>(layers);
+        unit.weight_bytes += (op.dense_params + op.expert_params) * op.weight_bytes_per_param /
+                             static_cast<double>(layers);
+      }
+      if (unit.params <= 0.0) continue;
+      out.back().insert(out.back().end(), static_cast<size_t>(run.repeat * layers), unit);
+    }
+  }
+  return out;
+}
+
+// Gathered bytes at the busiest moment of one pass over `units` (either direction): a
+// unit and the following ones prefetched until they reach `prefetch` elements.
+double gathered_peak_bytes(const std::vector<Unit>& units, double prefetch) {
+  double peak = 0.0;
+  for (const bool reverse : {false, true}) {
+    const size_t n = units.size();
+    const auto at = [&](size_t i) -> const Unit& { return units[reverse ? n - 1 - i : i]; };
+    size_t end = 0;  // one past the window's last unit
+    double ahead = 0.0, bytes = 0.0;  // elements prefetched beyond unit i; the window's bytes
+    for (size_t i = 0; i < n; ++i) {
+      if (end <= i) end = i + 1, ahead = 0.0, bytes = at(i).weight_bytes;
+      while (end < n && ahead < prefetch) ahead += at(end).params, bytes += at(end).weight_bytes, ++end;
+      peak = std::max(peak, bytes);
+      bytes -= at(i).weight_bytes;
+      if (i + 1 < end) ahead -= at(i + 1).params;
+    }
+  }
+  return peak;
+}
+
+struct GradQueue {
+  double peak = 0.0;      ///< elements: the queue, the completed unit and the next one
+  double residual = 0.0;  ///< elements still queued after the chunk's backward
+};
+
+// Unsharded gradient elements along two backward passes over `units` (the queue a pass
+// leaves is drained by the chunk's next backward, with the next micro-batch), at most
+// every unit's once: a queued unit produced again reuses its bucket.
+GradQueue grad_queue(const std::vector<Unit>& units, double capacity) {
+  GradQueue q;
+  const size_t n = units.size();
+  if (n == 0) return q;
+  double total = 0.0;
+  for (const Unit& u : units) total += u.params;
+  std::deque<double> queue;
+  double queued = 0.0;
+  for (size_t pass = 0; pass < 2; ++pass) {
+    for (size_t k = 0; k < n; ++k) {
+      const double done = units[n - 1 - k].params;
+      while (!queue.empty() && queued > capacity) queued -= queue.front(), queue.pop_front();
+      const double next = k + 1 < n ? units[n - 2 - k].params : 0.0;
+      q.peak = std::max(q.peak, std::min(total, queued + done + next));
+      queue.push_back(done);
+      queued += done;
+    }
+    if (pass == 0) q.residual = std::min(total, queued);
+  }
+  return q;
+}
+
+}  // namespace fsdp
+
 void add_fsdp_buffers(const Config& config, const ModelPlan& plan, size_t stage, StageStatics& s) {
   const TrainingSpec& t = config.training;
   if (t.zero_stage < 2) return;
   if (dense_shard_group(t.parallel) <= 1.0 && expert_shard_group(t.parallel) <= 1.0) return;
-  struct Unit {
-    double params = 0.0, weight_bytes = 0.0;
-  };
-  Unit largest[2];  // largest[0] >= largest[1], by parameters
-  for (const ChunkPlan& chunk : plan.stages[stage]) {
-    for (const BlockRun& run : chunk.runs) {
-      const Block& block = *plan.blocks[static_cast<size_t>(run.block)];
-      const double layers = static_cast<double>(std::max<int64_t>(1, block.num_layers));
-      Unit unit;
-      for (const Op& op : block.ops) {
-        unit.params += (op.dense_params + op.expert_params) / layers;
-        unit.weight_bytes += (op.dense_params + op.expert_params) * op.weight_bytes_per_param / layers;
-      }
-      for (int64_t i = 0; i < std::min<int64_t>(2, run.repeat * static_cast<int64_t>(layers)); ++i) {
-        if (unit.params > largest[0].params) {
-          largest[1] = largest[0], largest[0] = unit;
-        } else if (unit.params > largest[1].params) {
-          largest[1] = unit;
+  const double grad_bytes_per_element = t.grad_reduce_in_bf16 ? 2.0 : 4.0;
+  const std::vector<std::vector<fsdp::Unit>> chunks = fsdp::chunk_units(plan, stage);
+  double gathered = 0.0, grads = 0.0;
+  if (t.fsdp_double_buffer) {
+    double layer_bytes = 0.0, layer_params = 0.0, other_bytes = 0.0, other_params = 0.0;
+    for (const auto& units : chunks) {
+      double chunk_bytes = 0.0, chunk_params = 0.0;
+      for (const fsdp::Unit& u : units) {
+        if (u.layer) {
+          chunk_bytes = std::max(chunk_bytes, u.weight_bytes), chunk_params = std::max(chunk_params, u.params);
+        } else {
+          other_bytes = std::max(other_bytes, u.weight_bytes), other_params = std::max(other_params, u.params);
         }
       }
+      layer_bytes += 2.0 * chunk_bytes, layer_params += 2.0 * chunk_params;
+    }
+    gathered = layer_bytes + other_bytes;
+    grads = (layer_params + other_params) * grad_bytes_per_element;
+  } else {
+    std::vector<fsdp::GradQueue> queues;
+    double residuals = 0.0;
+    for (const auto& units : chunks) {
+      double capacity = static_cast<double>(t.fsdp_communication_unit_elements);
+      if (capacity <= 0.0) {
+        double layers = 0.0, layer_params = 0.0;
+        for (const fsdp::Unit& u : units) layers += u.layer ? 1.0 : 0.0, layer_params += u.layer ? u.params : 0.0;
+        capacity = t.zero_stage >= 3 && layers > 0.0 ? std::max(1e9, 2.0 * layer_params / layers) : 1e9;
+      }
+      gathered = std::max(gathered, fsdp::gathered_peak_bytes(units, capacity / 2.0));
+      queues.push_back(fsdp::grad_queue(units, capacity));
+      residuals += queues.back().residual;
+    }
+    for (const fsdp::GradQueue& q : queues) {
+      grads = std::max(grads, (q.peak + residuals - q.residual) * grad_bytes_per_element);
     }
   }
   if (t.zero_stage >= 3) {
-    const double bytes = largest[0].weight_bytes + largest[1].weight_bytes;
-    s.first_forward.push_back({"fsdp_gathered_units", bytes});
-    s.workspace_bytes += bytes;
+    s.first_forward.push_back({"fsdp_gathered_units", gathered});
+    s.workspace_bytes += gathered;
   }
-  const double grad_bytes = (largest[0].params + largest[1].params) * (t.grad_reduce_in_bf16 ? 2.0 : 4.0);
-  s.first_backward.push_back({"fsdp_unsharded_unit_grads", grad_bytes});
-  s.buffers_bytes += grad_bytes;
+  s.first_backward.push_back({"fsdp_unsharded_unit_grads", grads});
+  s.buffers_bytes += grads;
 }
 
 // --defer-embedding-wgrad-compute (model/output_wgrad_deferral.h): until the flush the

@@ -22,11 +22,11 @@
 //                  (megatron/core/utils.py GlobalMemoryBuffer, used by
 //                  tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication:
 //                  [s/cp, b, h] bf16, never freed)
-//                  and, with ZeRO 3 (Megatron-FSDP / FSDP2), the two gathered units
-//                  (stage_statics.cpp add_fsdp_buffers)
+//                  and, with ZeRO 3 (Megatron-FSDP), the gathered units in use and
+//                  prefetched at the busiest moment (stage_statics.cpp add_fsdp_buffers)
 //  first_backward  Transformer Engine's dummy wgrad tensors (one per weight shape)
-//                  and, with ZeRO 2 / 3, two units' unsharded gradients (the
-//                  reduce-scatter inputs), and with --defer-embedding-wgrad-compute the
+//                  and, with ZeRO 2 / 3, the unsharded gradients queued for their
+//                  reduce-scatter and being produced (add_fsdp_buffers), and with --defer-embedding-wgrad-compute the
 //                  output layer's inputs and logits gradients kept for the flush
 //                  (stage_statics.cpp add_deferred_wgrad_buffers)
 //  optimizer_state the Adam moments, made by the first optimizer step

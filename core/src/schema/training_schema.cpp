@@ -269,6 +269,18 @@ const Table<TrainingInput>& training_table() {
                  {"", "Grad reduce in bf16", "Megatron-LM --grad-reduce-in-bf16"}),
       F::boolean("gradient_accumulation_fusion", TRAINSIM_AT(spec.gradient_accumulation_fusion),
                  {"", "Grad-accum fusion", "no --no-gradient-accumulation-fusion"}),
+      F::boolean("fsdp_double_buffer", TRAINSIM_AT(spec.fsdp_double_buffer),
+                 {"", "FSDP double buffer",
+                  "Megatron-LM --fsdp-double-buffer (zero_stage 2, 3): each model chunk's layers gather their "
+                  "parameters and produce their unsharded gradients in a fixed pool of two buffers, kept for "
+                  "the run, and prefetch at most one layer ahead"}),
+      F::integer("fsdp_communication_unit_elements", TRAINSIM_AT(spec.fsdp_communication_unit_elements), kDefault, 0,
+                 kMaxFsdpUnitElements,
+                 {"", "FSDP comm unit (elements)",
+                  "Megatron-LM --suggested-communication-unit-size (zero_stage 2, 3): unsharded gradients may "
+                  "wait for their reduce-scatter up to this many elements, and parameters are prefetched up "
+                  "to half of it; 0 = Megatron-LM's default (twice the average layer with ZeRO 3, 1e9 "
+                  "elements with ZeRO 2, at least 1e9)"}),
       te_version_row(),
       recompute_row(),
       F::boolean("flash_attention", TRAINSIM_AT(spec.kernels.flash_attention),

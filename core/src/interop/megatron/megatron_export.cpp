@@ -233,6 +233,10 @@ void training_args(const Config& c, ArgList& a, std::vector<std::string>& notes)
   if (t.zero_stage >= 2) {
     a.add("--use-megatron-fsdp");
     a.add("--data-parallel-sharding-strategy", t.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+    a.add_if(t.fsdp_double_buffer, "--fsdp-double-buffer");
+    if (t.fsdp_communication_unit_elements > 0) {
+      a.add("--suggested-communication-unit-size", std::to_string(t.fsdp_communication_unit_elements));
+    }
   }
   a.add(t.dtype == Dtype::kFp16 ? "--fp16" : "--bf16");
   if (t.dtype == Dtype::kFp8) {

@@ -136,6 +136,7 @@ const char* const kRead[] = {
     "--overlap-cpu-optimizer-d2h-h2d", "--use-precision-aware-optimizer", "--cpu-offloading-num-layers",
     "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute", "--moe-shared-expert-overlap",
     "--no-overlap-p2p-communication", "--defer-embedding-wgrad-compute", "--wgrad-deferral-limit",
+    "--fsdp-double-buffer", "--suggested-communication-unit-size",
     // The flex dispatcher (core_v0.14.0; --moe-hybridep-num-sms from core_v0.16.0,
     // --moe-flex-dispatcher-num-sms from NVIDIA/Megatron-LM main).
     "--moe-enable-deepep", "--moe-deepep-num-sms", "--moe-hybridep-num-sms", "--moe-flex-dispatcher-num-sms",
@@ -180,8 +181,6 @@ const Noted kNotModelled[] = {
     {"--use-nccl-ub", "NCCL user buffers are not modelled"},
     {"--use-sharp", "SHARP in-network reductions are not modelled"},
     {"--sharp-enabled-group", "SHARP in-network reductions are not modelled"},
-    {"--fsdp-double-buffer", "Megatron-FSDP buffer settings are not modelled"},
-    {"--suggested-communication-unit-size", "Megatron-FSDP buffer settings are not modelled"},
     {"--keep-fp8-transpose-cache", "Megatron-FSDP buffer settings are not modelled"},
     {"--enable-full-sharding-in-hsdp", "hybrid-sharded data parallelism is not modelled"},
     {"--num-distributed-optimizer-instances", "partial distributed-optimizer sharding is not modelled"},

@@ -233,7 +233,22 @@ void read_sharding(FlagReader& r, json& t) {
   if (distributed && (megatron_fsdp || custom_fsdp || torch_fsdp2)) {
     r.note("--use-distributed-optimizer is superseded by FSDP sharding (zero_stage " + str(stage) + ")");
   }
+  if (torch_fsdp2 && !megatron_fsdp && !custom_fsdp) {
+    r.note("--use-torch-fsdp2: its gathered and unsharded-gradient buffers are estimated as Megatron-FSDP's "
+           "(prefetch and reduce-scatter queue by element budget)");
+  }
   t["zero_stage"] = stage;
+  // Megatron-FSDP's buffer settings (distributed_data_parallel_config.py); without it
+  // Megatron-LM ignores them.
+  const bool double_buffer = r.flag("--fsdp-double-buffer");
+  const auto unit = r.integer("--suggested-communication-unit-size", 1, kMaxFsdpUnitElements);
+  if (stage >= 2 && (megatron_fsdp || custom_fsdp)) {
+    t["fsdp_double_buffer"] = double_buffer;
+    if (unit) t["fsdp_communication_unit_elements"] = *unit;
+  } else {
+    if (double_buffer) r.note("--fsdp-double-buffer has no effect without Megatron-FSDP sharding gradients");
+    if (unit) r.note("--suggested-communication-unit-size has no effect without Megatron-FSDP sharding gradients");
+  }
 }
 
 // Optimizer CPU offload (arguments.py: --optimizer-offload-fraction defaults to 1.0 and
