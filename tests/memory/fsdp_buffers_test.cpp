@@ -61,6 +61,17 @@ TEST(FsdpBuffersTest, TheCommunicationUnitSetsTheQueueAndThePrefetch) {
   EXPECT_NEAR(previous - zero1, all, relative(all));
 }
 
+TEST(FsdpBuffersTest, AOneElementUnitNeitherQueuesNorPrefetches) {
+  // Half of 1, rounded down as Megatron-FSDP does, is no prefetch: one unit's weights at a
+  // time, the embedding the largest; the queue drains to empty, so the unit just completed
+  // and the one being produced hold gradients, the embedding and a layer at most.
+  const double zero1 = stage0_buffers(json::parse(R"({"training": {"zero_stage": 1}})"));
+  const double one = stage0_buffers(
+      json::parse(R"({"training": {"zero_stage": 3, "fsdp_communication_unit_elements": 1}})"));
+  const double expected = 4.0 * (kLayer + kEmbedding) + 2.0 * kEmbedding;
+  EXPECT_NEAR(one - zero1, expected, relative(expected));
+}
+
 TEST(FsdpBuffersTest, ZeroTwoQueuesGradientsAndGathersNothing) {
   const double zero1 = stage0_buffers(json::parse(R"({"training": {"zero_stage": 1}})"));
   const double zero2 = stage0_buffers(json::parse(

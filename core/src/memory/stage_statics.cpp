@@ -1,6 +1,7 @@
 #include "memory/stage_statics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <string_view>
 #include <utility>
@@ -112,7 +113,7 @@ void add_workspaces(const Config& config, const ModelPlan& plan, size_t stage, S
 //   stage's other chunks run theirs.
 // Queue capacity: --suggested-communication-unit-size, unset twice the chunk's average unit
 // with ZeRO 3 (1e9 elements with ZeRO 2), and at least 1e9; the prefetch size is half of
-// it (megatron_fsdp.py, MegatronFSDP.__init__).
+// it, rounded down (megatron_fsdp.py, MegatronFSDP.__init__; 0: no prefetch).
 // --fsdp-double-buffer: each chunk's layers take their gathered parameters and gradients
 // from a fixed pool of two buffers each (FixedPoolAllocator, size 2; prefetch stops at two
 // units, need_skip_prefetch), kept for the run; the embedding and output buckets are
@@ -231,7 +232,7 @@ void add_fsdp_buffers(const Config& config, const ModelPlan& plan, size_t stage,
         for (const fsdp::Unit& u : units) layers += u.layer ? 1.0 : 0.0, layer_params += u.layer ? u.params : 0.0;
         capacity = t.zero_stage >= 3 && layers > 0.0 ? std::max(1e9, 2.0 * layer_params / layers) : 1e9;
       }
-      gathered = std::max(gathered, fsdp::gathered_peak_bytes(units, capacity / 2.0));
+      gathered = std::max(gathered, fsdp::gathered_peak_bytes(units, std::floor(capacity / 2.0)));
       queues.push_back(fsdp::grad_queue(units, capacity));
       residuals += queues.back().residual;
     }
