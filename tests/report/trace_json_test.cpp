@@ -26,7 +26,7 @@ struct Case {
   const char* patch;  // merged into testing::base_config()
 };
 
-// Every pipeline schedule, interleaving, CP, EP.
+// Every pipeline schedule, interleaving, CP, EP, deferred output-layer weight gradients.
 const Case kCases[] = {
     {"1f1b_tp2_pp2", R"({})"},
     {"1f1b_cp2", R"({"training": {"cp": 2, "cp_comm_type": "a2a", "global_batch_size": 32}})"},
@@ -38,6 +38,10 @@ const Case kCases[] = {
                          "pipeline_schedule": "dualpipe", "global_batch_size": 32}})"},
     {"dualpipe_v_moe", R"({"model": "mixtral-8x7b", "training": {"tp": 1, "pp": 4, "ep": 4, "vpp": 2,
                            "sequence_parallel": false, "pipeline_schedule": "dualpipe_v", "global_batch_size": 32}})"},
+    {"deferred_output_wgrad", R"({"training": {"pp": 4, "global_batch_size": 32, "defer_embedding_wgrad_compute": true,
+                                               "wgrad_deferral_limit": 3}})"},
+    {"deferred_output_wgrad_interleaved", R"({"training": {"pp": 4, "vpp": 2, "global_batch_size": 32,
+                                                           "defer_embedding_wgrad_compute": true}})"},
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }

@@ -175,8 +175,18 @@ class LayoutBuilder {
     const auto& chunk_times = chunk_times_[static_cast<size_t>(s)];
     const bool megatron = config_.training.parallel.schedule == PipelineSchedule::kOneFOneB;
     std::set<std::pair<int64_t, int64_t>> weight_split;  // (mb, chunk) whose W runs apart
+    // --defer-embedding-wgrad-compute: the drain, a W of no micro-batch, holds the output
+    // layer's weight gradients that each backward pass of its chunk left out, an equal
+    // share per pass (time/step_time.cpp).
+    std::map<int64_t, double> deferred_per_pass_s;  // chunk -> time each backward lost
+    const auto passes = static_cast<double>(config_.training.num_micro_batches);
     for (const TimelineSpan& span : spans) {
-      if (span.kind == "weight") weight_split.insert({span.micro_batch, span.chunk});
+      if (span.kind != "weight") continue;
+      if (span.micro_batch < 0) {
+        deferred_per_pass_s[span.chunk] = (span.end_s - span.start_s) / passes;
+      } else {
+        weight_split.insert({span.micro_batch, span.chunk});
+      }
     }
     std::vector<const Action*> pairs;  // the F&B pairs of the orders, in order
     for (const Action& a : orders_.actions[static_cast<size_t>(s)]) {
@@ -195,11 +205,17 @@ class LayoutBuilder {
                                     span.micro_batch, span.chunk, false);
       } else if (span.kind == "backward") {
         const bool split = weight_split.count({span.micro_batch, span.chunk}) != 0;
-        const PassParts parts = split ? input_grad_parts(*c) : whole_backward_parts(*c, megatron);
+        PassParts parts = split ? input_grad_parts(*c) : whole_backward_parts(*c, megatron);
+        const auto deferred = deferred_per_pass_s.find(span.chunk);
+        if (deferred != deferred_per_pass_s.end()) parts.compute_s -= deferred->second;
         backward_at_[key] = lay_pass(s, span.start_s, parts,
                                      pass_name(split || megatron ? "B" : "BW", span.micro_batch, span.chunk, chunked_),
                                      span.micro_batch, span.chunk, false);
         count(s, span.end_s, -stored(s, span.chunk) * (split ? 1.0 - kept_fraction_ : 1.0));
+      } else if (span.kind == "weight" && span.micro_batch < 0) {
+        slice(s, kComputeTid, "compute", chunked_ ? "W deferred output layer chunk " + std::to_string(span.chunk)
+                                                  : std::string("W deferred output layer"),
+              span.start_s, span.end_s - span.start_s, -1, span.chunk);
       } else if (span.kind == "weight") {
         lay_pass(s, span.start_s, weight_parts(*c), pass_name("W", span.micro_batch, span.chunk, chunked_),
                  span.micro_batch, span.chunk, false);
